@@ -1,0 +1,41 @@
+import type { z } from 'zod';
+import { assistantEventSchemas } from './assistant.ts';
+import { backgroundEventSchemas } from './background.ts';
+import { compactionEventSchemas } from './compaction.ts';
+import { goalEventSchemas } from './goals.ts';
+import { interactionEventSchemas } from './interactions.ts';
+import { sessionEventSchemas } from './session.ts';
+import { toolEventSchemas } from './tools.ts';
+import { turnEventSchemas } from './turn.ts';
+import { usageEventSchemas } from './usage.ts';
+
+/** Every event the sidecar emits, by type. Loose objects: additive fields from newer sidecars pass. */
+export const eventPayloadSchemas = {
+  ...sessionEventSchemas,
+  ...usageEventSchemas,
+  ...turnEventSchemas,
+  ...goalEventSchemas,
+  ...assistantEventSchemas,
+  ...toolEventSchemas,
+  ...backgroundEventSchemas,
+  ...interactionEventSchemas,
+  ...compactionEventSchemas,
+} as const;
+
+export type SidecarEventType = keyof typeof eventPayloadSchemas;
+export type SidecarEventPayload<T extends SidecarEventType> = z.output<(typeof eventPayloadSchemas)[T]>;
+
+export type EmitEvent = <T extends SidecarEventType>(type: T, payload: SidecarEventPayload<T>) => void;
+
+/** One received event, discriminated by `type`. `id` is set only on an `error` answering a request. */
+export type SidecarEvent = {
+  [T in SidecarEventType]: { type: T; payload: SidecarEventPayload<T>; id?: string };
+}[SidecarEventType];
+
+export const sidecarEventTypes = Object.keys(eventPayloadSchemas) as SidecarEventType[];
+
+const eventTypeSet: ReadonlySet<string> = new Set(sidecarEventTypes);
+
+export function isSidecarEventType(value: string): value is SidecarEventType {
+  return eventTypeSet.has(value);
+}

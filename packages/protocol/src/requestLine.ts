@@ -1,0 +1,82 @@
+import { isPlainObject } from './plainObject.ts';
+import { isRequestType, type RequestType } from './requestTypes.ts';
+import { PROTOCOL_VERSION, type ProtocolVersion } from './version.ts';
+
+export type SidecarRequest = {
+  version: ProtocolVersion;
+  id?: string;
+  type: RequestType;
+  payload: Record<string, unknown>;
+};
+
+export type ParsedRequestLine =
+  | { kind: 'blank' }
+  | { kind: 'request'; request: SidecarRequest }
+  | { kind: 'invalid'; error: string; id?: string };
+
+export const INVALID_JSON_ERROR = 'sidecar request is not valid JSON';
+
+/**
+ * Validates one stdin line in the original's order, so the first failing rule decides the message.
+ * Unlike the original, a rejected line that still names a usable id keeps it, so the caller's
+ * waiter gets a correlated error instead of timing out.
+ */
+export function parseRequestLine(line: string): ParsedRequestLine {
+  if (line.trim() === '') return { kind: 'blank' };
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { kind: 'invalid', error: INVALID_JSON_ERROR };
+  }
+  const result = parseRequestValue(value);
+  if (result.ok) return { kind: 'request', request: result.request };
+  const id = correlationIdOf(value);
+  return id === undefined ? { kind: 'invalid', error: result.error } : { kind: 'invalid', error: result.error, id };
+}
+
+export function parseRequestValue(
+  value: unknown,
+): { ok: true; request: SidecarRequest } | { ok: false; error: string } {
+  if (!isPlainObject(value)) return { ok: false, error: 'sidecar request must be an object' };
+  const { version, type, id, payload } = value;
+  if (version !== PROTOCOL_VERSION) {
+    const shown = version === undefined || version === null ? 'missing' : String(version);
+    return { ok: false, error: `unsupported sidecar protocol version ${shown}` };
+  }
+  if (!isRequestType(type)) {
+    return { ok: false, error: `unsupported request type ${typeof type === 'string' ? type : ''}` };
+  }
+  if (id !== undefined && (typeof id !== 'string' || id.trim() === '')) {
+    return { ok: false, error: 'sidecar request id must be a non-empty string' };
+  }
+  if (payload !== undefined && !isPlainObject(payload)) {
+    return { ok: false, error: 'sidecar request payload must be an object' };
+  }
+  const body = payload ?? {};
+  if (type === 'cancel') {
+    const budgetError = cancelBudgetError(body);
+    if (budgetError !== undefined) return { ok: false, error: budgetError };
+  }
+  const request: SidecarRequest =
+    id === undefined
+      ? { version: PROTOCOL_VERSION, type, payload: body }
+      : { version: PROTOCOL_VERSION, id, type, payload: body };
+  return { ok: true, request };
+}
+
+export function isPositiveSafeInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+
+function cancelBudgetError(payload: Record<string, unknown>): string | undefined {
+  if (!isPositiveSafeInteger(payload.interruptTimeoutMs)) return 'cancel interruptTimeoutMs must be a positive integer';
+  if (!isPositiveSafeInteger(payload.drainTimeoutMs)) return 'cancel drainTimeoutMs must be a positive integer';
+  return undefined;
+}
+
+function correlationIdOf(value: unknown): string | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const { id } = value;
+  return typeof id === 'string' && id.trim() !== '' ? id : undefined;
+}

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { PassThrough } from 'node:stream';
+import { test } from 'node:test';
+import { createStdioLineTransport } from './stdioLineTransport.ts';
+
+function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 2000).unref(),
+    ),
+  ]);
+}
+
+test('reads lines from input, reports oversized ones, and closes when input ends', async () => {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const lines: string[] = [];
+  const oversized: number[] = [];
+  const { promise: closed, resolve } = Promise.withResolvers<void>();
+  createStdioLineTransport({ input, output, maxLineBytes: 16 }).start({
+    onLine: (line) => lines.push(line),
+    onOversizedLine: (bytes) => oversized.push(bytes),
+    onClose: resolve,
+  });
+  input.write('{"a":1}\r\n{"too":"long for the limit"}\n{"b"');
+  input.end(':2}');
+  await within(closed, 'the transport to close at end of input');
+  assert.deepEqual(lines, ['{"a":1}', '{"b":2}']);
+  assert.deepEqual(oversized, [Buffer.byteLength('{"too":"long for the limit"}')]);
+});
+
+test('send appends a newline; close flushes and ends the output, then drops sends', async () => {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let closes = 0;
+  const transport = createStdioLineTransport({ input, output });
+  transport.start({ onLine: () => {}, onClose: () => closes++ });
+  transport.send('{"version":10,"type":"ok"}');
+  transport.send('second');
+  await within(transport.close(), 'close');
+  transport.send('after close');
+  const written: Buffer[] = [];
+  for await (const chunk of output) written.push(chunk);
+  assert.equal(Buffer.concat(written).toString('utf8'), '{"version":10,"type":"ok"}\nsecond\n');
+  assert.equal(closes, 1);
+  input.end('ignored\n');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(closes, 1);
+});
+
+test('over real process stdio: echoes lines, flushes, and lets the process exit at stdin EOF', async () => {
+  const transportUrl = new URL('./stdioLineTransport.ts', import.meta.url).href;
+  const echo = `
+    import { createStdioLineTransport } from ${JSON.stringify(transportUrl)};
+    const transport = createStdioLineTransport({ input: process.stdin, output: process.stdout });
+    transport.start({ onLine: (line) => transport.send('echo:' + line), onClose: () => void transport.close() });
+  `;
+  const child = spawn(process.execPath, ['--input-type=module', '--eval', echo], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  try {
+    const received: string[] = [];
+    const host = createStdioLineTransport({ input: child.stdout, output: child.stdin });
+    const { promise: closed, resolve } = Promise.withResolvers<void>();
+    host.start({ onLine: (line) => received.push(line), onClose: resolve });
+    host.send('one');
+    host.send('zwei ✓');
+    child.stdin.end();
+    const [code] = await within(once(child, 'exit'), 'the child to exit after stdin EOF');
+    await within(closed, 'the host transport to close');
+    assert.equal(code, 0);
+    assert.deepEqual(received, ['echo:one', 'echo:zwei ✓']);
+  } finally {
+    child.kill();
+  }
+});
