@@ -1,0 +1,1 @@
+export { createStreamProjector, type StreamProjector, type StreamProjectorOptions } from './streamProjector.ts';

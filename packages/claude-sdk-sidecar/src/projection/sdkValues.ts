@@ -1,0 +1,19 @@
+/*
+ * Readers for SDK message fields. The SDK's types describe what the CLI usually sends, but the
+ * projector runs on whatever arrives, so every field is read defensively and cheaply.
+ */
+
+export type JsonRecord = Record<string, unknown>;
+
+export function asRecord(value: unknown): JsonRecord | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonRecord) : undefined;
+}
+
+/** The value when it is a non-empty string, else undefined. */
+export function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+export function stringOrEmpty(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
