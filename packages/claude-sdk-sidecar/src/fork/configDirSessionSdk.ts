@@ -1,0 +1,90 @@
+import { Worker } from 'node:worker_threads';
+import type { SessionSdk } from './sessionSdk.ts';
+import type { SessionSdkCall, SessionSdkReply } from './sessionSdkWorker.ts';
+
+/** A worker loads the whole SDK (~150 ms CPU), so it is kept for a while: the identity barrier retries. */
+const IDLE_WORKER_LIFETIME_MS = 30_000;
+
+type Method = SessionSdkCall['method'];
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+class ConfigDirWorker {
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, Pending>();
+  readonly #onRetire: () => void;
+  #nextId = 0;
+  #idleTimer: NodeJS.Timeout | undefined;
+
+  constructor(claudeConfigDir: string, onRetire: () => void) {
+    this.#onRetire = onRetire;
+    this.#worker = new Worker(new URL('./sessionSdkWorker.ts', import.meta.url), {
+      env: { ...process.env, CLAUDE_CONFIG_DIR: claudeConfigDir },
+    });
+    this.#worker.unref();
+    this.#worker.on('message', (reply: SessionSdkReply) => this.#settle(reply));
+    this.#worker.on('error', (error) => this.#fail(error));
+    this.#worker.on('exit', (code) => this.#fail(new Error(`Claude session reader worker exited with code ${code}`)));
+  }
+
+  call(method: Method, args: unknown[]): Promise<unknown> {
+    clearTimeout(this.#idleTimer);
+    // Keep the process alive only while a caller waits for an answer.
+    if (this.#pending.size === 0) this.#worker.ref();
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#worker.postMessage({ id, method, args } satisfies SessionSdkCall);
+    });
+  }
+
+  #settle(reply: SessionSdkReply): void {
+    const pending = this.#pending.get(reply.id);
+    if (!pending) return;
+    this.#pending.delete(reply.id);
+    if (reply.ok) pending.resolve(reply.value);
+    else pending.reject(Object.assign(new Error(reply.error.message), { name: reply.error.name }));
+    if (this.#pending.size === 0) {
+      this.#worker.unref();
+      this.#idleTimer = setTimeout(() => this.#retire(), IDLE_WORKER_LIFETIME_MS).unref();
+    }
+  }
+
+  #fail(error: Error): void {
+    this.#onRetire();
+    for (const pending of this.#pending.values()) pending.reject(error);
+    this.#pending.clear();
+  }
+
+  #retire(): void {
+    this.#onRetire();
+    void this.#worker.terminate();
+  }
+}
+
+const workers = new Map<string, ConfigDirWorker>();
+
+function workerFor(claudeConfigDir: string): ConfigDirWorker {
+  let worker = workers.get(claudeConfigDir);
+  if (!worker) {
+    const created = new ConfigDirWorker(claudeConfigDir, () => {
+      if (workers.get(claudeConfigDir) === created) workers.delete(claudeConfigDir);
+    });
+    worker = created;
+    workers.set(claudeConfigDir, worker);
+  }
+  return worker;
+}
+
+/** The SDK session APIs evaluated with `CLAUDE_CONFIG_DIR` set to the given dir, in a worker thread. */
+export function configDirSessionSdk(claudeConfigDir: string): SessionSdk {
+  const call = (method: Method, args: unknown[]) => workerFor(claudeConfigDir).call(method, args);
+  return {
+    getSessionMessages: (...args) => call('getSessionMessages', args) as ReturnType<SessionSdk['getSessionMessages']>,
+    getSessionInfo: (...args) => call('getSessionInfo', args) as ReturnType<SessionSdk['getSessionInfo']>,
+    forkSession: (...args) => call('forkSession', args) as ReturnType<SessionSdk['forkSession']>,
+  };
+}
