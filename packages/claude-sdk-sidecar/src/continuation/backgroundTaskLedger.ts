@@ -1,0 +1,94 @@
+import type { SidecarEventPayload } from '@outrigger/protocol';
+
+export type BackgroundTaskCounts = Omit<SidecarEventPayload<'background_tasks_changed'>, 'turnId'>;
+
+/** One entry of the SDK's `background_tasks_changed` set. */
+export interface LiveBackgroundTask {
+  readonly taskId: string;
+  readonly taskType: string | undefined;
+}
+
+type DelegatedStatus = 'running' | 'completed' | 'failed' | 'stopped';
+
+/** Whether a task was in the live set before this update, and how many were. */
+export interface LevelChange {
+  readonly wasObserved: boolean;
+  readonly previousCount: number;
+}
+
+const DELEGATED_TASK_TYPE = 'local_agent';
+
+/**
+ * What is known about a Query's background tasks: the SDK's live set (a level signal, replaced whole on
+ * every update), every task that was ever live, the tasks whose terminal edge was seen, and the
+ * delegated subagent tasks by status. Counts only leave it, never descriptions.
+ */
+export class BackgroundTaskLedger {
+  #levelObserved = false;
+  #live = new Set<string>();
+  readonly #observed = new Set<string>();
+  readonly #ended = new Set<string>();
+  readonly #delegated = new Map<string, DelegatedStatus>();
+
+  get liveCount(): number {
+    return this.#live.size;
+  }
+
+  get delegatedRunningCount(): number {
+    let running = 0;
+    for (const status of this.#delegated.values()) if (status === 'running') running++;
+    return running;
+  }
+
+  replaceLevel(tasks: readonly LiveBackgroundTask[]): LevelChange {
+    const change = { wasObserved: this.#levelObserved, previousCount: this.#live.size };
+    this.#levelObserved = true;
+    this.#live = new Set(tasks.map((task) => task.taskId));
+    for (const task of tasks) {
+      this.#observed.add(task.taskId);
+      if (task.taskType === DELEGATED_TASK_TYPE) this.#noteDelegated(task.taskId);
+    }
+    return change;
+  }
+
+  started(taskId: string, taskType: string | undefined): void {
+    if (taskType === DELEGATED_TASK_TYPE) this.#noteDelegated(taskId);
+  }
+
+  /** A terminal edge; true when it ended the last running delegated task. */
+  ended(taskId: string, status: string | undefined): boolean {
+    this.#ended.add(taskId);
+    const before = this.#delegated.get(taskId);
+    if (before !== 'running') return false;
+    this.#delegated.set(taskId, delegatedTerminalStatus(status));
+    return this.delegatedRunningCount === 0;
+  }
+
+  counts(): BackgroundTaskCounts {
+    const delegated = { running: 0, completed: 0, failed: 0, stopped: 0 };
+    for (const status of this.#delegated.values()) delegated[status]++;
+    let unended = 0;
+    for (const taskId of this.#observed) if (!this.#ended.has(taskId)) unended++;
+    return {
+      runningCount: this.#live.size,
+      backgroundTasksObservedCount: this.#observed.size,
+      backgroundTasksRunningCount: unended,
+      backgroundTasksNoLongerLiveCount: this.#observed.size - this.#live.size,
+      delegatedTasksKnownCount: this.#delegated.size,
+      delegatedTasksRunningCount: delegated.running,
+      delegatedTasksCompletedCount: delegated.completed,
+      delegatedTasksFailedCount: delegated.failed,
+      delegatedTasksStoppedCount: delegated.stopped,
+    };
+  }
+
+  #noteDelegated(taskId: string): void {
+    if (!this.#delegated.has(taskId)) this.#delegated.set(taskId, this.#ended.has(taskId) ? 'completed' : 'running');
+  }
+}
+
+function delegatedTerminalStatus(status: string | undefined): Exclude<DelegatedStatus, 'running'> {
+  if (status === 'failed') return 'failed';
+  if (status === 'stopped' || status === 'killed') return 'stopped';
+  return 'completed';
+}

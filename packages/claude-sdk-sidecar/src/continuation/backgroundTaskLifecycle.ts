@@ -1,0 +1,315 @@
+import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { EmitEvent, TurnStopReason } from '@outrigger/protocol';
+import { asRecord, type JsonRecord, nonEmptyString } from '../projection/sdkValues.ts';
+import { BackgroundTaskLedger, type LiveBackgroundTask } from './backgroundTaskLedger.ts';
+import { readTaskNotification } from './taskNotification.ts';
+import { type CancelTimer, type ContinuationTimers, nodeTimers } from './timers.ts';
+
+export type ContinuationStopReason = Exclude<TurnStopReason, 'end_turn'>;
+
+/** What the lifecycle needs from the session's Turn queue; the runtime adapts its TurnLifecycle to it. */
+export interface ContinuationTurns {
+  /** The Turn root output goes to now. */
+  activeTurn(): { readonly turnId: string; readonly synthetic: boolean } | undefined;
+  /** Opens a sidecar-made Turn for background follow-up output, emits `turn_started {synthetic:true}`, returns its id. */
+  reserveSyntheticTurn(): string;
+  /** Ends this Turn with `turn_completed`; a no-op when it already ended. */
+  completeTurn(turnId: string, stopReason: ContinuationStopReason, syntheticTimeout?: true): void;
+  /** Interrupts the current Query's work without retiring the Query. */
+  interrupt(): Promise<void>;
+}
+
+export interface RootResult {
+  /** Not canceled, subtype success, not is_error and no assistant error. */
+  readonly succeeded: boolean;
+  /** The result's `origin.kind` is `task-notification`: background follow-up output, not a Turn's end. */
+  readonly taskNotification: boolean;
+}
+
+/**
+ * What to do with a root result: `settle` the Turn as usual; `retain` it (no terminal: a background
+ * continuation is pending and session idle will end the Turn); `confirm` follow-up output (no terminal).
+ */
+export type RootResultDecision = 'settle' | 'retain' | 'confirm';
+
+export interface BackgroundTaskLifecycleOptions {
+  emit: EmitEvent;
+  turns: ContinuationTurns;
+  /** How long a reserved continuation may wait for its first root output. */
+  startTimeoutMs?: number;
+  /** How long the live set must stay empty before `background_tasks_quiesced`. */
+  quiescenceMs?: number;
+  timers?: ContinuationTimers;
+}
+
+export const DEFAULT_CONTINUATION_START_TIMEOUT_MS = 30_000;
+const BACKGROUND_QUIESCENCE_MS = 250;
+
+interface AwaitedContinuation {
+  readonly turnId: string;
+  readonly reservedAt: number;
+  readonly cancelTimer: CancelTimer;
+}
+
+/**
+ * Background tasks and the model output they cause after a Turn's own work (reference §3.5, protocol 6).
+ * Claude Code reports its live background tasks as a replace-set and, when one ends, runs a follow-up on
+ * its own. That follow-up belongs to the root Turn when it is still open (the Turn is retained until the
+ * session goes idle), or else to one synthetic Turn reserved for it. Every Turn it touches ends once.
+ */
+export class BackgroundTaskLifecycle {
+  readonly #emit: EmitEvent;
+  readonly #turns: ContinuationTurns;
+  readonly #startTimeoutMs: number;
+  readonly #quiescenceMs: number;
+  readonly #timers: ContinuationTimers;
+  #ledger = new BackgroundTaskLedger();
+  #lastTurnId: string | undefined;
+  /** The live set went empty while a delegated task still had no terminal edge. */
+  #levelPending = false;
+  /** A task notification promises a follow-up. */
+  #notificationPending = false;
+  /** Undefined until the Query's first root result; false fences later signals from opening a continuation. */
+  #rootSucceeded: boolean | undefined;
+  #awaited: AwaitedContinuation | undefined;
+  #cancelQuiescence: CancelTimer | undefined;
+  /** A continuation timed out: its late output must not open or feed a Turn. */
+  #rejecting = false;
+  /** Bumped on reset, so callbacks of an earlier Query generation do nothing. */
+  #epoch = 0;
+
+  constructor(options: BackgroundTaskLifecycleOptions) {
+    this.#emit = options.emit;
+    this.#turns = options.turns;
+    this.#startTimeoutMs = options.startTimeoutMs ?? DEFAULT_CONTINUATION_START_TIMEOUT_MS;
+    this.#quiescenceMs = options.quiescenceMs ?? BACKGROUND_QUIESCENCE_MS;
+    this.#timers = options.timers ?? nodeTimers;
+  }
+
+  /** Every SDK message of the current generation, before it is projected (root results go to `onRootResult`). */
+  observe(message: SDKMessage): void {
+    const active = this.#turns.activeTurn();
+    if (active) this.#lastTurnId = active.turnId;
+    const record = message as unknown as JsonRecord;
+    if (message.type === 'system') {
+      this.#observeSystem(record);
+      return;
+    }
+    if ((message.type === 'assistant' || message.type === 'stream_event') && isRoot(record)) {
+      this.#confirmStart();
+      return;
+    }
+    const notification = readTaskNotification(message);
+    if (notification) this.#onNotification(notification.taskId, notification.status);
+  }
+
+  /** A root result of the Turn the router is about to settle. */
+  onRootResult(result: RootResult): RootResultDecision {
+    const active = this.#turns.activeTurn();
+    if (active) this.#lastTurnId = active.turnId;
+    if (result.succeeded && result.taskNotification) {
+      // Several notifications may share one result, so it proves output, not the end of the follow-up.
+      this.#confirmStart();
+      if (this.#rootSucceeded !== false) this.#notificationPending = true;
+      return 'confirm';
+    }
+    this.#rootSucceeded = result.succeeded;
+    if (!result.succeeded || active?.synthetic) {
+      this.#clearContinuation();
+      return 'settle';
+    }
+    return this.#continuationPending() ? 'retain' : 'settle';
+  }
+
+  /**
+   * Called first for every root result: true when it is the owed result of a timed-out continuation,
+   * which the caller drops unseen. Using up the owed result ends the rejection.
+   */
+  rejectLateRootResult(): boolean {
+    if (!this.#rejecting) return false;
+    this.#rejecting = false;
+    return true;
+  }
+
+  /** While true, output that is not a user prompt echo must not activate a Turn or open a synthetic one. */
+  isRejectingTimedOutContinuation(): boolean {
+    return this.#rejecting;
+  }
+
+  /** A real user prompt echo activated its Turn: whatever the timed-out continuation left is over. */
+  onUserTurnActivated(): void {
+    this.#rejecting = false;
+  }
+
+  /** A new `exec` closes a synthetic continuation Turn: the user's prompt takes over. */
+  onExec(): void {
+    const active = this.#turns.activeTurn();
+    if (!active?.synthetic) return;
+    this.#clearContinuation();
+    this.#turns.completeTurn(active.turnId, 'background_agent');
+  }
+
+  /** A cancel retires the Query: no continuation may follow from what it left behind. */
+  onCancel(): void {
+    this.#stopQuiescence();
+    this.#clearContinuation();
+    this.#rootSucceeded = false;
+  }
+
+  /** True while background tasks run or a follow-up is owed: retiring the Query now would lose them. */
+  hasBackgroundWork(): boolean {
+    return this.#ledger.liveCount > 0 || this.#continuationPending() || this.#awaited !== undefined;
+  }
+
+  /** A new Query generation (or session close): nothing carries over. */
+  reset(): void {
+    this.#epoch++;
+    this.#stopQuiescence();
+    this.#clearContinuation();
+    this.#ledger = new BackgroundTaskLedger();
+    this.#rootSucceeded = undefined;
+    this.#rejecting = false;
+  }
+
+  #observeSystem(message: JsonRecord): void {
+    switch (message.subtype) {
+      case 'background_tasks_changed':
+        this.#onLevel(liveTasks(message.tasks));
+        return;
+      case 'task_started': {
+        const taskId = nonEmptyString(message.task_id);
+        if (taskId) this.#ledger.started(taskId, nonEmptyString(message.task_type));
+        return;
+      }
+      case 'task_updated': {
+        const taskId = nonEmptyString(message.task_id);
+        const status = nonEmptyString(asRecord(message.patch)?.status);
+        if (taskId && status && TERMINAL_TASK_STATUSES.has(status) && this.#ledger.ended(taskId, status)) {
+          this.#reserveContinuation();
+        }
+        return;
+      }
+      case 'task_notification':
+        this.#onNotification(nonEmptyString(message.task_id), nonEmptyString(message.status));
+        return;
+      case 'session_state_changed':
+        if (message.state === 'idle') this.#onSessionIdle();
+        return;
+    }
+  }
+
+  #onLevel(tasks: LiveBackgroundTask[]): void {
+    const change = this.#ledger.replaceLevel(tasks);
+    this.#emitCounts('background_tasks_changed');
+    if (tasks.length > 0) {
+      this.#stopQuiescence();
+      this.#levelPending = false;
+      return;
+    }
+    if (!change.wasObserved || change.previousCount === 0) return;
+    this.#levelPending = this.#rootSucceeded !== false && this.#ledger.delegatedRunningCount > 0;
+    this.#stopQuiescence();
+    const epoch = this.#epoch;
+    this.#cancelQuiescence = this.#timers.schedule(() => {
+      this.#cancelQuiescence = undefined;
+      if (epoch === this.#epoch && this.#ledger.liveCount === 0) this.#emitCounts('background_tasks_quiesced');
+    }, this.#quiescenceMs);
+    this.#reserveContinuation();
+  }
+
+  #onNotification(taskId: string | undefined, status: string | undefined): void {
+    if (taskId) this.#ledger.ended(taskId, status);
+    // A stopped task was ended on request; Claude Code owes no follow-up for it.
+    if (status !== 'stopped' && this.#rootSucceeded !== false) this.#notificationPending = true;
+    this.#reserveContinuation();
+  }
+
+  /** The SDK's authoritative end of background work: its loop drained and the session is idle. */
+  #onSessionIdle(): void {
+    const active = this.#turns.activeTurn();
+    const pending = this.#clearContinuation();
+    if (active && (pending || active.synthetic)) this.#turns.completeTurn(active.turnId, 'background_agent_idle');
+  }
+
+  /** A follow-up is owed and no Turn is open to receive it: reserve one, and give it a deadline to start. */
+  #reserveContinuation(): void {
+    if (this.#rootSucceeded === false || this.#rejecting || !this.#continuationPending()) return;
+    if (this.#turns.activeTurn()) return;
+    const turnId = this.#turns.reserveSyntheticTurn();
+    this.#lastTurnId = turnId;
+    const epoch = this.#epoch;
+    this.#awaited = {
+      turnId,
+      reservedAt: this.#timers.now(),
+      cancelTimer: this.#timers.schedule(() => {
+        if (epoch === this.#epoch) this.#onStartTimeout(turnId);
+      }, this.#startTimeoutMs),
+    };
+  }
+
+  #onStartTimeout(turnId: string): void {
+    const awaited = this.#awaited;
+    if (awaited?.turnId !== turnId) return;
+    if (this.#turns.activeTurn()?.turnId !== turnId) {
+      // The reservation already ended some other way (its Query ended, say): nothing is waiting any more.
+      this.#clearContinuation();
+      return;
+    }
+    this.#emit('continuation_delayed', { turnId, waitedMs: Math.round(this.#timers.now() - awaited.reservedAt) });
+    this.#clearContinuation();
+    this.#turns.completeTurn(turnId, 'background_agent_continuation_timeout', true);
+    this.#rejecting = true;
+    const epoch = this.#epoch;
+    this.#turns.interrupt().catch((error: unknown) => {
+      if (epoch !== this.#epoch) return;
+      const reason = error instanceof Error ? error.message : String(error);
+      this.#emit('error', { error: `Claude SDK continuation interrupt failed: ${reason}` });
+    });
+  }
+
+  /** The first root output of a reserved continuation: it started, the deadline no longer applies. */
+  #confirmStart(): void {
+    this.#awaited?.cancelTimer();
+    this.#awaited = undefined;
+  }
+
+  #stopQuiescence(): void {
+    this.#cancelQuiescence?.();
+    this.#cancelQuiescence = undefined;
+  }
+
+  #continuationPending(): boolean {
+    return this.#levelPending || this.#notificationPending;
+  }
+
+  /** Forgets any pending or awaited continuation; true when there was one. */
+  #clearContinuation(): boolean {
+    const had = this.#continuationPending() || this.#awaited !== undefined;
+    this.#levelPending = false;
+    this.#notificationPending = false;
+    this.#confirmStart();
+    return had;
+  }
+
+  #emitCounts(type: 'background_tasks_changed' | 'background_tasks_quiesced'): void {
+    const turnId = this.#turns.activeTurn()?.turnId ?? this.#lastTurnId ?? '';
+    this.#emit(type, { turnId, ...this.#ledger.counts() });
+  }
+}
+
+const TERMINAL_TASK_STATUSES = new Set(['completed', 'failed', 'stopped', 'killed']);
+
+function isRoot(message: JsonRecord): boolean {
+  return message.parent_tool_use_id === null || message.parent_tool_use_id === undefined;
+}
+
+function liveTasks(value: unknown): LiveBackgroundTask[] {
+  if (!Array.isArray(value)) return [];
+  const tasks: LiveBackgroundTask[] = [];
+  for (const entry of value) {
+    const record = asRecord(entry);
+    const taskId = nonEmptyString(record?.task_id);
+    if (taskId) tasks.push({ taskId, taskType: nonEmptyString(record?.task_type) });
+  }
+  return tasks;
+}
