@@ -1,0 +1,192 @@
+import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { QueryShutdownObserver, QueryTerminationMode } from '../diagnostics/cancelDiagnostics.ts';
+import type { ClaudeQuery } from './claudeQuery.ts';
+import type { PromptQueue } from './promptQueue.ts';
+
+export const DEFAULT_INTERRUPT_TIMEOUT_MS = 10_000;
+export const DEFAULT_DRAIN_TIMEOUT_MS = 8_000;
+
+export interface ShutdownOptions {
+  interrupt: boolean;
+  interruptTimeoutMs?: number;
+  drainTimeoutMs?: number;
+  observe?: QueryShutdownObserver;
+}
+
+export class QueryShutdownTimeoutError extends Error {
+  readonly stage = 'consumption';
+  constructor(timeoutMs: number) {
+    super(`Claude SDK Query consumption timed out after ${timeoutMs}ms`);
+    this.name = 'QueryShutdownTimeoutError';
+  }
+}
+
+/** Called for every SDK message of a live generation, one at a time, in stream order. */
+export type MessageConsumer = (message: SDKMessage, generation: QueryGeneration) => Promise<void> | void;
+
+/** Called once when a generation's stream ends or fails on its own (never after `revoke()`). */
+export type GenerationEndListener = (generation: QueryGeneration, failure: unknown) => void;
+
+const revokedSignal = Symbol('revoked');
+
+/**
+ * One SDK `query()` and everything it owns: its prompt queue and the loop consuming its messages.
+ * Revoking fences the generation at once: no message is routed afterwards, so a retired Query can never
+ * leak output into a later turn.
+ */
+export class QueryGeneration {
+  readonly id: number;
+  readonly query: ClaudeQuery;
+  readonly prompts: PromptQueue;
+  /** CLAUDE_CONFIG_DIR of the child, for transcript reads that must see what it wrote. */
+  readonly claudeConfigDir: string | undefined;
+  #revoked = false;
+  #revoke = new AbortController();
+  #consumption: Promise<void> | undefined;
+
+  constructor(init: { id: number; query: ClaudeQuery; prompts: PromptQueue; claudeConfigDir?: string }) {
+    this.id = init.id;
+    this.query = init.query;
+    this.prompts = init.prompts;
+    this.claudeConfigDir = init.claudeConfigDir;
+  }
+
+  get revoked(): boolean {
+    return this.#revoked;
+  }
+
+  startConsuming(consume: MessageConsumer, onEnd: GenerationEndListener): void {
+    if (this.#consumption || this.#revoked) return;
+    this.#consumption = this.#consume(consume, onEnd);
+  }
+
+  /** Stops routing and prompting immediately; the Query itself is left to `shutdown`. */
+  revoke(): void {
+    if (this.#revoked) return;
+    this.#revoked = true;
+    this.prompts.close();
+    this.#revoke.abort();
+  }
+
+  /**
+   * Bounded shutdown: revoke, optionally interrupt within its budget, always close the transport (the SDK's
+   * bare close waits a 2 s grace before SIGTERM; after an acknowledged interrupt the child exits quickly),
+   * then wait for the consumer to drain within its budget.
+   */
+  async shutdown(options: ShutdownOptions): Promise<{ terminationMode: QueryTerminationMode }> {
+    const interruptTimeoutMs = positiveOr(options.interruptTimeoutMs, DEFAULT_INTERRUPT_TIMEOUT_MS);
+    const drainTimeoutMs = positiveOr(options.drainTimeoutMs, DEFAULT_DRAIN_TIMEOUT_MS);
+    const observe = (event: Parameters<QueryShutdownObserver>[0]): void => {
+      try {
+        options.observe?.(event);
+      } catch {
+        // An observer must never change the outcome of a shutdown.
+      }
+    };
+    const generationId = this.id;
+    const shutdownStartedAt = performance.now();
+    this.revoke();
+    observe({
+      stage: 'shutdown_started',
+      generationId,
+      interrupt: options.interrupt,
+      interruptTimeoutMs,
+      drainTimeoutMs,
+      hasQuery: true,
+      hasConsumption: this.#consumption !== undefined,
+    });
+
+    let terminationMode: QueryTerminationMode = 'transport_closed';
+    if (options.interrupt && this.query.interrupt) {
+      observe({ stage: 'interrupt_started', generationId });
+      const startedAt = performance.now();
+      const outcome = await settleWithin(this.query.interrupt(), interruptTimeoutMs);
+      const durationMs = elapsed(startedAt);
+      if (outcome.kind === 'fulfilled') {
+        terminationMode = 'interrupt_acknowledged';
+        observe({ stage: 'interrupt_succeeded', generationId, durationMs });
+      } else if (outcome.kind === 'rejected') {
+        observe({ stage: 'interrupt_failed', generationId, durationMs, error: outcome.error });
+      } else {
+        observe({ stage: 'interrupt_timed_out', generationId, durationMs, timeoutMs: interruptTimeoutMs });
+      }
+    }
+
+    observe({ stage: 'query_close_started', generationId });
+    const closeStartedAt = performance.now();
+    try {
+      this.query.close?.();
+    } catch (error) {
+      observe({ stage: 'query_close_failed', generationId, durationMs: elapsed(closeStartedAt), error });
+      throw error;
+    }
+    observe({ stage: 'query_close_succeeded', generationId, durationMs: elapsed(closeStartedAt) });
+
+    observe({ stage: 'consumption_wait_started', generationId });
+    const waitStartedAt = performance.now();
+    const drained = await settleWithin(this.#consumption ?? Promise.resolve(), drainTimeoutMs);
+    if (drained.kind === 'timed_out') {
+      observe({
+        stage: 'consumption_timed_out',
+        generationId,
+        durationMs: elapsed(waitStartedAt),
+        timeoutMs: drainTimeoutMs,
+      });
+      throw new QueryShutdownTimeoutError(drainTimeoutMs);
+    }
+    if (drained.kind === 'rejected') throw drained.error;
+    observe({ stage: 'consumption_settled', generationId, durationMs: elapsed(waitStartedAt) });
+    observe({ stage: 'shutdown_succeeded', generationId, durationMs: elapsed(shutdownStartedAt), terminationMode });
+    return { terminationMode };
+  }
+
+  async #consume(consume: MessageConsumer, onEnd: GenerationEndListener): Promise<void> {
+    const iterator = this.query[Symbol.asyncIterator]();
+    const revoked = new Promise<typeof revokedSignal>((resolve) => {
+      if (this.#revoke.signal.aborted) resolve(revokedSignal);
+      this.#revoke.signal.addEventListener('abort', () => resolve(revokedSignal), { once: true });
+    });
+    let failure: unknown;
+    try {
+      for (;;) {
+        const next = await Promise.race([iterator.next(), revoked]);
+        if (next === revokedSignal || this.#revoked) return;
+        if (next.done) break;
+        await consume(next.value, this);
+        if (this.#revoked) return;
+      }
+    } catch (error) {
+      if (this.#revoked) return;
+      failure = error;
+    }
+    onEnd(this, failure);
+  }
+}
+
+type Settled = { kind: 'fulfilled' } | { kind: 'rejected'; error: unknown } | { kind: 'timed_out' };
+
+async function settleWithin(promise: Promise<unknown>, timeoutMs: number): Promise<Settled> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<Settled>((resolve) => {
+    timer = setTimeout(() => resolve({ kind: 'timed_out' }), timeoutMs);
+  });
+  try {
+    return await Promise.race([
+      promise.then(
+        (): Settled => ({ kind: 'fulfilled' }),
+        (error: unknown): Settled => ({ kind: 'rejected', error }),
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function positiveOr(value: number | undefined, fallback: number): number {
+  return value !== undefined && Number.isSafeInteger(value) && value > 0 ? value : fallback;
+}
+
+function elapsed(startedAt: number): number {
+  return Math.round(performance.now() - startedAt);
+}

@@ -1,0 +1,74 @@
+import { query } from '@anthropic-ai/claude-agent-sdk';
+import type { StartPayload } from '@outrigger/protocol';
+import { type ResolvedStartOptions, resolveStartOptions, type StartOptionsContext } from '../config/startOptions.ts';
+import { DEFAULT_CONTINUATION_START_TIMEOUT_MS } from '../continuation/backgroundTaskLifecycle.ts';
+import { projectDir, sessionSdkForConfigDir } from '../fork/sessionSdk.ts';
+import { resolveTurnByCorrelationId } from '../fork/turnBindingResolution.ts';
+import type { QueryFactory } from './claudeQuery.ts';
+import { DEFAULT_IDENTITY_RETRY, type IdentityRetryPolicy, type TurnIdentityResolver } from './providerTurnIdentity.ts';
+
+/** The real SDK `query()`. */
+export const sdkQueryFactory: QueryFactory = (params) => query(params);
+
+/** The live identity barrier's transcript read, in the config dir the child writes to. */
+export const resolveTurnIdentityFromTranscript: TurnIdentityResolver = (request) => resolveTurnByCorrelationId(request);
+
+export interface SessionTitleRequest {
+  providerSessionId: string;
+  cwd: string;
+  claudeConfigDir: string | undefined;
+}
+
+export type SessionTitleReader = (request: SessionTitleRequest) => Promise<string | undefined>;
+
+/** The session's title as Claude Code keeps it: a custom title, else its summary. */
+export const readSessionTitleFromTranscript: SessionTitleReader = async (request) => {
+  const info = await sessionSdkForConfigDir(request.claudeConfigDir).getSessionInfo(
+    request.providerSessionId,
+    projectDir(request.cwd),
+  );
+  return info?.customTitle || info?.summary || undefined;
+};
+
+/** Turns the `start` payload into the create-time Query options (config/ owns the rules). */
+export type StartOptionsResolver = (
+  payload: StartPayload,
+  context: StartOptionsContext,
+) => Promise<ResolvedStartOptions>;
+
+export const resolveStartOptionsFromConfig: StartOptionsResolver = resolveStartOptions;
+
+export interface RuntimeTimers {
+  /** How long a turn that streamed its final answer may wait for its result before it fails. */
+  resultTimeoutMs: number;
+  identityRetry: IdentityRetryPolicy;
+  /** Budget for `close` and retirement: the transport is closed at once, then the consumer gets this long. */
+  closeDrainTimeoutMs: number;
+  /** How long a reserved background continuation may wait for its first output. */
+  continuationStartTimeoutMs: number;
+}
+
+export const DEFAULT_RUNTIME_TIMERS: RuntimeTimers = {
+  resultTimeoutMs: 60_000,
+  identityRetry: DEFAULT_IDENTITY_RETRY,
+  closeDrainTimeoutMs: 8_000,
+  continuationStartTimeoutMs: DEFAULT_CONTINUATION_START_TIMEOUT_MS,
+};
+
+/**
+ * `OUTRIGGER_SIDECAR_RESULT_TIMEOUT_MS` and `OUTRIGGER_SIDECAR_CONTINUATION_TIMEOUT_MS` override the result
+ * watchdog and the continuation start deadline (positive integer milliseconds; anything else is ignored).
+ */
+export function runtimeTimersFromEnv(env: NodeJS.ProcessEnv): RuntimeTimers {
+  return {
+    ...DEFAULT_RUNTIME_TIMERS,
+    resultTimeoutMs: positiveMs(env.OUTRIGGER_SIDECAR_RESULT_TIMEOUT_MS) ?? DEFAULT_RUNTIME_TIMERS.resultTimeoutMs,
+    continuationStartTimeoutMs:
+      positiveMs(env.OUTRIGGER_SIDECAR_CONTINUATION_TIMEOUT_MS) ?? DEFAULT_RUNTIME_TIMERS.continuationStartTimeoutMs,
+  };
+}
+
+function positiveMs(value: string | undefined): number | undefined {
+  const ms = Number(value);
+  return value && Number.isSafeInteger(ms) && ms > 0 ? ms : undefined;
+}

@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto';
+import type { DispatchPhase, EmitEvent, SidecarEventPayload } from '@outrigger/protocol';
+import { CheckpointLog } from './checkpointLog.ts';
+
+/** A canonical (host) Turn as the runtime tracks it, from `exec` to its one terminal event. */
+export interface RuntimeTurn {
+  readonly turnId: string;
+  /** The uuid put on the outbound SDK user message. Evidence to look for, never an identity by itself. */
+  readonly correlationId: string;
+  readonly synthetic: boolean;
+  readonly turnOrigin: string | undefined;
+  generationId: number | undefined;
+  providerTurnId: string | undefined;
+  phase: DispatchPhase;
+  active: boolean;
+  canceling: boolean;
+  settled: boolean;
+}
+
+export type TurnTerminal =
+  | { type: 'turn_completed'; stopReason: SidecarEventPayload<'turn_completed'>['stopReason']; syntheticTimeout?: true }
+  | {
+      type: 'turn_failed';
+      error: string;
+      code?: string;
+      apiErrorStatus?: number;
+      dispatchDisposition?: 'rejected';
+    }
+  | { type: 'turn_canceled'; error?: string };
+
+export type IdentityBinding = 'bound' | 'already_bound' | 'conflict';
+
+export type CancellationTarget =
+  | { kind: 'active'; turn: RuntimeTurn }
+  | { kind: 'queued'; turn: RuntimeTurn; differentActiveTurn: RuntimeTurn | undefined }
+  | { kind: 'unresolved'; turn: RuntimeTurn }
+  | { kind: 'mismatch' }
+  | { kind: 'absent' };
+
+export interface TurnLifecycleHooks {
+  onIdentityBound?(turn: RuntimeTurn): void;
+  onSettled?(turn: RuntimeTurn, terminal: TurnTerminal): void;
+}
+
+/**
+ * The FIFO of unsettled Turns of one session and the rules for their identity and terminal events:
+ * identity is bound at most once, checkpoints and terminals always carry the bound provider Turn id,
+ * and every Turn ends in exactly one terminal event.
+ */
+export class TurnLifecycle {
+  readonly #emit: EmitEvent;
+  readonly #hooks: TurnLifecycleHooks;
+  readonly #checkpoints = new CheckpointLog();
+  #turns: RuntimeTurn[] = [];
+  #settledCount = 0;
+
+  constructor(emit: EmitEvent, hooks: TurnLifecycleHooks = {}) {
+    this.#emit = emit;
+    this.#hooks = hooks;
+  }
+
+  /** How many turns reached a terminal event, including those counted by a restored resume cursor. */
+  get settledCount(): number {
+    return this.#settledCount;
+  }
+
+  set settledCount(count: number) {
+    this.#settledCount = count;
+  }
+
+  get active(): RuntimeTurn | undefined {
+    return this.#turns.find((turn) => turn.active && !turn.settled);
+  }
+
+  unsettled(): readonly RuntimeTurn[] {
+    return this.#turns.filter((turn) => !turn.settled);
+  }
+
+  get idle(): boolean {
+    return this.#turns.every((turn) => turn.settled);
+  }
+
+  find(turnId: string): RuntimeTurn | undefined {
+    return this.#turns.find((turn) => turn.turnId === turnId && !turn.settled);
+  }
+
+  enqueue(init: { turnId: string; correlationId: string; turnOrigin?: string }): RuntimeTurn {
+    const turn: RuntimeTurn = {
+      turnId: init.turnId,
+      correlationId: init.correlationId,
+      synthetic: false,
+      turnOrigin: init.turnOrigin,
+      generationId: undefined,
+      providerTurnId: undefined,
+      phase: 'queued',
+      active: false,
+      canceling: false,
+      settled: false,
+    };
+    this.#turns.push(turn);
+    return turn;
+  }
+
+  /** The turn a root output message belongs to: the active one, else the oldest dispatched one awaiting identity. */
+  outputTarget(): RuntimeTurn | undefined {
+    return (
+      this.active ??
+      this.#turns.find(
+        (turn) =>
+          !turn.settled &&
+          !turn.synthetic &&
+          !turn.canceling &&
+          turn.generationId !== undefined &&
+          !turn.providerTurnId,
+      )
+    );
+  }
+
+  /** The unsettled turn whose outbound prompt carried this correlation uuid. */
+  awaitingCorrelation(correlationId: string): RuntimeTurn | undefined {
+    return this.#turns.find((turn) => !turn.settled && !turn.canceling && turn.correlationId === correlationId);
+  }
+
+  activate(turn: RuntimeTurn): void {
+    if (turn.active || turn.settled) return;
+    const current = this.active;
+    if (current && current !== turn) return;
+    turn.active = true;
+    if (turn.turnOrigin) this.#emit('turn_started', { turnId: turn.turnId, turnOrigin: turn.turnOrigin });
+  }
+
+  /** Root output with no turn to own it (for example a background follow-up) gets a sidecar-made turn. */
+  openSynthetic(generationId: number | undefined): RuntimeTurn {
+    const turn: RuntimeTurn = {
+      turnId: `synthetic-${randomUUID()}`,
+      correlationId: '',
+      synthetic: true,
+      turnOrigin: undefined,
+      generationId,
+      providerTurnId: undefined,
+      phase: 'streaming',
+      active: false,
+      canceling: false,
+      settled: false,
+    };
+    this.#turns.push(turn);
+    const current = this.active;
+    if (!current) turn.active = true;
+    this.#emit('turn_started', { turnId: turn.turnId, synthetic: true });
+    return turn;
+  }
+
+  bindIdentity(turn: RuntimeTurn, providerTurnId: string): IdentityBinding {
+    if (turn.providerTurnId) return turn.providerTurnId === providerTurnId ? 'already_bound' : 'conflict';
+    turn.providerTurnId = providerTurnId;
+    turn.phase = 'identity_resolved';
+    this.#emit('provider_turn_identity_resolved', {
+      turnId: turn.turnId,
+      providerTurnId,
+      ...(turn.turnOrigin ? { turnOrigin: turn.turnOrigin } : {}),
+    });
+    this.#hooks.onIdentityBound?.(turn);
+    return 'bound';
+  }
+
+  checkpoint(turn: RuntimeTurn, checkpointId: string): void {
+    const providerTurnId = turn.providerTurnId;
+    if (!providerTurnId || turn.settled) return;
+    if (!this.#checkpoints.record(turn.turnId, providerTurnId, checkpointId)) return;
+    this.#emit('provider_turn_checkpoint', {
+      turnId: turn.turnId,
+      providerTurnId,
+      providerCheckpointMessageId: checkpointId,
+    });
+  }
+
+  /** Emits the turn's one terminal event; false when it had already settled. */
+  settle(turn: RuntimeTurn, terminal: TurnTerminal): boolean {
+    if (turn.settled) return false;
+    turn.settled = true;
+    turn.active = false;
+    turn.canceling = false;
+    turn.phase = 'terminal';
+    this.#settledCount += 1;
+    this.#turns = this.#turns.filter((candidate) => !candidate.settled);
+    const providerTurnId = turn.providerTurnId ? { providerTurnId: turn.providerTurnId } : {};
+    if (terminal.type === 'turn_completed') {
+      this.#emit('turn_completed', {
+        turnId: turn.turnId,
+        ...providerTurnId,
+        stopReason: terminal.stopReason,
+        ...(terminal.syntheticTimeout ? { syntheticTimeout: true } : {}),
+      });
+    } else if (terminal.type === 'turn_failed') {
+      const { type: _type, ...details } = terminal;
+      this.#emit('turn_failed', { turnId: turn.turnId, ...providerTurnId, ...details });
+    } else {
+      this.#emit('turn_canceled', {
+        turnId: turn.turnId,
+        ...providerTurnId,
+        ...(terminal.error ? { error: terminal.error } : {}),
+      });
+    }
+    this.#hooks.onSettled?.(turn, terminal);
+    return true;
+  }
+
+  /** Marks the expected turn as being canceled, so no output activates it while the Query shuts down. */
+  prepareExactCancellation(expectedTurnId: string): CancellationTarget {
+    const turn = this.find(expectedTurnId);
+    if (!turn) return this.unsettled().length > 0 ? { kind: 'mismatch' } : { kind: 'absent' };
+    if (turn.canceling) return { kind: 'unresolved', turn };
+    const active = this.active;
+    turn.canceling = true;
+    if (turn.active) return { kind: 'active', turn };
+    return { kind: 'queued', turn, differentActiveTurn: active };
+  }
+
+  /** Ends a prepared cancellation with its terminal event; false when the turn was already settled. */
+  commitCancellation(turn: RuntimeTurn, error?: string): boolean {
+    return this.settle(turn, { type: 'turn_canceled', ...(error ? { error } : {}) });
+  }
+
+  releaseCancellation(turn: RuntimeTurn): void {
+    turn.canceling = false;
+  }
+}

@@ -1,0 +1,430 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { type MockAnthropic, type MockRule, startMockAnthropic } from '@outrigger/mock-anthropic';
+import { type ClaudeTestHome, createClaudeTestHome } from '@outrigger/mock-anthropic/testing';
+import type { CancelResult, InteractiveResult, SidecarEvent } from '@outrigger/protocol';
+import { type SpawnedSidecar, spawnSidecar } from '../src/testing/spawnSidecar.ts';
+
+/*
+ * The real sidecar process (`node src/main.ts`) over stdio, running the real Claude Code binary against
+ * mock-anthropic. One sidecar and one session serve every case, in order, so at most one Claude Code
+ * process runs at a time.
+ */
+
+const SESSION = 'real-session';
+const STREAMED_ANSWER = 'The answer is forty-two, streamed in pieces.';
+const TODOS = [
+  { content: 'Write the tests', status: 'in_progress', activeForm: 'Writing the tests' },
+  { content: 'Ship it', status: 'pending', activeForm: 'Shipping it' },
+];
+const OUTPUT_EVENTS = new Set([
+  'assistant_delta',
+  'assistant_completed',
+  'assistant_failed',
+  'thinking_delta',
+  'thinking_completed',
+  'tool_started',
+  'tool_updated',
+  'tool_completed',
+  'tool_failed',
+  'plan_updated',
+  'approval_requested',
+  'user_input_requested',
+  'usage_updated',
+]);
+const TERMINALS = new Set(['turn_completed', 'turn_failed', 'turn_canceled']);
+
+const rules: MockRule[] = [
+  (request) => {
+    const text = request.lastUserText;
+    const results = request.toolResults;
+    if (text.includes('stream-answer')) return { content: [{ type: 'text', text: STREAMED_ANSWER, chunkSize: 6 }] };
+    if (text.includes('todo-plan')) {
+      return results.some((result) => result.toolName === 'TodoWrite')
+        ? { content: [{ type: 'text', text: 'Plan recorded.' }] }
+        : { content: [{ type: 'tool_use', name: 'TodoWrite', input: { todos: TODOS } }], stopReason: 'tool_use' };
+    }
+    if (text.includes('run-bash')) {
+      const bash = results.find((result) => result.toolName === 'Bash');
+      return bash
+        ? { content: [{ type: 'text', text: `Bash said: ${bash.content}` }] }
+        : {
+            content: [
+              {
+                type: 'tool_use',
+                name: 'Bash',
+                input: { command: 'touch bypass-proof.txt && echo made-under-bypass', description: 'make a file' },
+              },
+            ],
+            stopReason: 'tool_use',
+          };
+    }
+    if (text.includes('long-tool')) {
+      return results.length > 0
+        ? { content: [{ type: 'text', text: 'long tool done' }] }
+        : {
+            content: [
+              {
+                type: 'tool_use',
+                name: 'Bash',
+                input: { command: 'python3 -c "import time; time.sleep(1)"; echo slept', description: 'wait' },
+              },
+            ],
+            stopReason: 'tool_use',
+          };
+    }
+    if (text.includes('needs-approval')) {
+      const bash = results.find((result) => result.toolName === 'Bash');
+      return bash
+        ? { content: [{ type: 'text', text: `Approved run said: ${bash.content}` }] }
+        : {
+            content: [
+              {
+                type: 'tool_use',
+                name: 'Bash',
+                input: { command: 'touch approved.txt && echo approved-run', description: 'make a file' },
+              },
+            ],
+            stopReason: 'tool_use',
+          };
+    }
+    if (text.includes('auth-fail')) {
+      return { error: { status: 401, type: 'authentication_error', message: 'invalid x-api-key' } };
+    }
+    if (text.includes('slow-stream')) {
+      return { content: [{ type: 'text', text: 'slow '.repeat(200), chunkSize: 5, chunkDelayMs: 100 }] };
+    }
+    return { content: [{ type: 'text', text: `Plain answer to: ${text.slice(0, 40)}` }] };
+  },
+];
+
+let mock: MockAnthropic;
+let home: ClaudeTestHome;
+let sidecar: SpawnedSidecar;
+let providerSessionId = '';
+
+before(async () => {
+  mock = await startMockAnthropic({ rules });
+  home = await createClaudeTestHome({
+    baseUrl: mock.url,
+    env: { CLAUDE_CODE_ENABLE_TODO_TOOLS: '1', CLAUDE_CODE_ENABLE_TASKS: '0', IS_SANDBOX: '1' },
+  });
+  sidecar = await spawnSidecar({ env: home.env, cwd: home.cwd, requestTimeoutMs: 60_000 });
+  const started = await sidecar.request<{ providerSessionId: string }>('start', {
+    agentSessionId: SESSION,
+    cwd: home.cwd,
+    permissionModeId: 'bypassPermissions',
+  });
+  providerSessionId = started.providerSessionId;
+});
+
+after(async () => {
+  sidecar?.kill();
+  await mock?.close();
+  await home?.cleanup();
+});
+
+async function runTurn(prompt: string, fields: Record<string, unknown> = {}) {
+  const turnId = `turn-${randomUUID()}`;
+  const from = sidecar.events.length;
+  await sidecar.request('exec', { agentSessionId: SESSION, turnId, prompt, ...fields });
+  const terminal = await sidecar.waitForEvent(
+    (event) => TERMINALS.has(event.type) && 'turnId' in event.payload && event.payload.turnId === turnId,
+    { fromIndex: from, timeoutMs: 60_000, description: `the terminal event of "${prompt}"` },
+  );
+  return { turnId, terminal, events: turnEvents(from, turnId) };
+}
+
+function turnEvents(from: number, turnId: string): SidecarEvent[] {
+  return sidecar.events
+    .slice(from)
+    .filter((event) => 'turnId' in event.payload && (event.payload as { turnId?: unknown }).turnId === turnId);
+}
+
+function assertIdentityFirst(events: SidecarEvent[]): string {
+  const identityIndex = events.findIndex((event) => event.type === 'provider_turn_identity_resolved');
+  const firstOutput = events.findIndex((event) => OUTPUT_EVENTS.has(event.type));
+  assert.ok(identityIndex >= 0, 'provider_turn_identity_resolved was published');
+  assert.ok(firstOutput > identityIndex, 'identity precedes every output event of the turn');
+  const identity = events[identityIndex];
+  assert.ok(identity?.type === 'provider_turn_identity_resolved');
+  return identity.payload.providerTurnId;
+}
+
+/** Claude Code appends to the transcript asynchronously, so a row is awaited (bounded) rather than expected at once. */
+async function transcriptRow(
+  predicate: (row: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown> | undefined> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const row = transcriptRows().find(predicate);
+    if (row || Date.now() > deadline) return row;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function transcriptRows(): Record<string, unknown>[] {
+  const projects = join(home.configDir, 'projects');
+  for (const project of readdirSync(projects)) {
+    const file = join(projects, project, `${providerSessionId}.jsonl`);
+    if (existsSync(file)) {
+      return readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line));
+    }
+  }
+  throw new Error(`no transcript for ${providerSessionId} under ${projects}`);
+}
+
+test('start → exec → a streamed answer, with identity first and equal to the transcript root uuid', async () => {
+  const correlation = randomUUID();
+  const { terminal, events } = await runTurn('stream-answer please', { promptCorrelationId: correlation });
+  assert.equal(terminal.type, 'turn_completed');
+  const providerTurnId = assertIdentityFirst(events);
+  assert.equal(terminal.payload.providerTurnId, providerTurnId);
+
+  const deltas = events.filter((event) => event.type === 'assistant_delta');
+  assert.ok(deltas.length > 1, 'the answer arrived in several deltas');
+  const last = deltas.at(-1);
+  assert.ok(last?.type === 'assistant_delta');
+  assert.equal(last.payload.snapshot, STREAMED_ANSWER);
+
+  const root = await transcriptRow((row) => row.type === 'user' && row.uuid === providerTurnId);
+  assert.ok(root, 'the bound provider Turn id is the root user message uuid in the JSONL transcript');
+  assert.equal(providerTurnId, correlation, 'Claude Code kept the uuid of a prompt sent while idle');
+  assert.deepEqual(sidecar.protocolErrors, [], 'every event matches the protocol schemas');
+});
+
+test('a TodoWrite turn publishes the plan, a hook result and then exactly one canonical result', async () => {
+  const { terminal, events } = await runTurn('todo-plan now');
+  assert.equal(terminal.type, 'turn_completed');
+  assertIdentityFirst(events);
+  const plan = events.find((event) => event.type === 'plan_updated');
+  assert.ok(plan?.type === 'plan_updated');
+  assert.deepEqual(
+    plan.payload.entries.map((entry) => [entry.content, entry.status]),
+    TODOS.map((todo) => [todo.content, todo.status]),
+  );
+  const started = events.find((event) => event.type === 'tool_started' && event.payload.toolName === 'TodoWrite');
+  assert.ok(started?.type === 'tool_started');
+  const completions = events.filter(
+    (event) => event.type === 'tool_completed' && event.payload.toolCallId === started.payload.toolCallId,
+  );
+  const sources = completions.map((event) =>
+    event.type === 'tool_completed' ? (event.payload.metadata as { resultSource?: unknown }).resultSource : undefined,
+  );
+  assert.deepEqual(sources, ['hook', 'canonical']);
+});
+
+test('a Bash call runs without approval under bypassPermissions', async () => {
+  const { terminal, events } = await runTurn('run-bash for me');
+  assert.equal(terminal.type, 'turn_completed');
+  assert.equal(events.filter((event) => event.type === 'approval_requested').length, 0);
+  const bash = events.find((event) => event.type === 'tool_completed' && event.payload.toolName === 'Bash');
+  assert.ok(bash, 'the Bash call completed');
+  assert.ok(existsSync(join(home.cwd, 'bypass-proof.txt')), 'the command really ran in the session cwd');
+  const answer = events.find((event) => event.type === 'assistant_completed');
+  assert.ok(answer?.type === 'assistant_completed');
+  assert.match(answer.payload.content, /made-under-bypass/);
+});
+
+test('an exec sent while a turn runs a tool becomes its own turn, never folded into the running one', async () => {
+  const first = `turn-${randomUUID()}`;
+  const second = `turn-${randomUUID()}`;
+  const from = sidecar.events.length;
+  const requestsBefore = mock.messageRequests().length;
+  await sidecar.request('exec', { agentSessionId: SESSION, turnId: first, prompt: 'long-tool first' });
+  await sidecar.waitForEvent((event) => event.type === 'tool_started' && event.payload.turnId === first, {
+    fromIndex: from,
+    timeoutMs: 60_000,
+    description: 'the running tool of the first turn',
+  });
+  await sidecar.request('exec', { agentSessionId: SESSION, turnId: second, prompt: 'queued second' });
+  for (const turnId of [first, second]) {
+    await sidecar.waitForEvent(
+      (event) => TERMINALS.has(event.type) && 'turnId' in event.payload && event.payload.turnId === turnId,
+      { fromIndex: from, timeoutMs: 60_000, description: `the terminal of ${turnId}` },
+    );
+  }
+  const firstEvents = turnEvents(from, first);
+  const secondEvents = turnEvents(from, second);
+  assert.equal(firstEvents.at(-1)?.type, 'turn_completed');
+  assert.equal(secondEvents.at(-1)?.type, 'turn_completed');
+  const firstId = assertIdentityFirst(firstEvents);
+  const secondId = assertIdentityFirst(secondEvents);
+  assert.notEqual(firstId, secondId);
+  const answer = secondEvents.find((event) => event.type === 'assistant_completed');
+  assert.ok(answer?.type === 'assistant_completed');
+  assert.match(answer.payload.content, /queued second/);
+  // Folded, the second prompt would ride along with the first turn's tool result: [false, true].
+  const carriesSecond = mock
+    .messageRequests()
+    .slice(requestsBefore)
+    .map((request) => JSON.stringify(request.body).includes('queued second'));
+  assert.deepEqual(carriesSecond, [false, false, true], "the first turn's two requests, then the second turn");
+});
+
+test('a 401 fails the turn at once as an authentication rejection', async () => {
+  const { terminal } = await runTurn('auth-fail here');
+  assert.equal(terminal.type, 'turn_failed');
+  assert.ok(terminal.type === 'turn_failed');
+  assert.equal(terminal.payload.code, 'authentication_failed');
+  assert.equal(terminal.payload.apiErrorStatus, 401);
+  assert.equal(terminal.payload.dispatchDisposition, 'rejected');
+});
+
+test('a Claude Code child killed mid-turn fails the turn, and the next exec resumes the session', async () => {
+  const turnId = `turn-${randomUUID()}`;
+  const from = sidecar.events.length;
+  await sidecar.request('exec', { agentSessionId: SESSION, turnId, prompt: 'slow-stream now' });
+  await sidecar.waitForEvent((event) => event.type === 'assistant_delta' && event.payload.turnId === turnId, {
+    fromIndex: from,
+    timeoutMs: 60_000,
+    description: 'the first delta of the slow stream',
+  });
+  const children = childPids(sidecar.pid);
+  assert.ok(children.length > 0, 'the sidecar has a Claude Code child');
+  for (const pid of children) process.kill(pid, 'SIGKILL');
+  const terminal = await sidecar.waitForEvent(
+    (event) => TERMINALS.has(event.type) && 'turnId' in event.payload && event.payload.turnId === turnId,
+    { fromIndex: from, timeoutMs: 30_000, description: 'the terminal of the killed turn' },
+  );
+  assert.ok(terminal.type === 'turn_failed');
+  assert.match(terminal.payload.error, /^Claude Code process exited unexpectedly \((code|signal) \w+\)$/);
+
+  const requestsBefore = mock.messageRequests().length;
+  const { terminal: next } = await runTurn('after the crash');
+  assert.equal(next.type, 'turn_completed');
+  const resumed = mock.messageRequests().slice(requestsBefore);
+  assert.ok(
+    resumed.some((request) => JSON.stringify(request.body).includes('stream-answer please')),
+    'the new Query resumed the session history',
+  );
+});
+
+test('cancel mid-stream interrupts the real child and ends the turn canceled before answering', async () => {
+  const turnId = `turn-${randomUUID()}`;
+  const from = sidecar.events.length;
+  await sidecar.request('exec', { agentSessionId: SESSION, turnId, prompt: 'slow-stream to cancel' });
+  await sidecar.waitForEvent((event) => event.type === 'assistant_delta' && event.payload.turnId === turnId, {
+    fromIndex: from,
+    timeoutMs: 60_000,
+    description: 'the first delta of the stream to cancel',
+  });
+  const result = await sidecar.request<CancelResult>('cancel', {
+    agentSessionId: SESSION,
+    turnId,
+    interruptTimeoutMs: 10_000,
+    drainTimeoutMs: 8_000,
+  });
+  const events = turnEvents(from, turnId);
+  const identity = events.find((event) => event.type === 'provider_turn_identity_resolved');
+  assert.ok(identity?.type === 'provider_turn_identity_resolved');
+  assert.deepEqual(result, {
+    canceled: true,
+    disposition: 'provider_active',
+    turnId,
+    providerTurnId: identity.payload.providerTurnId,
+    dispatchPhase: 'streaming',
+  });
+  const terminals = events.filter((event) => TERMINALS.has(event.type));
+  assert.deepEqual(
+    terminals.map((event) => event.type),
+    ['turn_canceled'],
+    'exactly one terminal, published before the cancel answered',
+  );
+  const stages = sidecar.stderrLines
+    .filter((line) => line.startsWith('CLAUDE_CODE_CANCEL_DIAGNOSTIC '))
+    .map((line) => JSON.parse(line.slice(line.indexOf(' ') + 1)).stage);
+  assert.ok(stages.includes('interrupt_succeeded') && stages.includes('shutdown_succeeded'), stages.join(','));
+});
+
+test('in default mode a Bash call asks for approval after the identity, and runs once allowed', async () => {
+  await sidecar.request('apply_settings', { agentSessionId: SESSION, permissionMode: 'default' });
+  const turnId = `turn-${randomUUID()}`;
+  const from = sidecar.events.length;
+  await sidecar.request('exec', { agentSessionId: SESSION, turnId, prompt: 'needs-approval please' });
+  const asked = await sidecar.waitForEvent(
+    (event) => event.type === 'approval_requested' && event.payload.turnId === turnId,
+    { fromIndex: from, timeoutMs: 60_000, description: 'the approval request' },
+  );
+  assert.ok(asked.type === 'approval_requested');
+  assert.equal(asked.payload.toolName, 'Bash');
+  assertIdentityFirst(turnEvents(from, turnId));
+  const answer = await sidecar.request<InteractiveResult>('submit_interactive', {
+    agentSessionId: SESSION,
+    turnId,
+    requestId: asked.payload.requestId,
+    action: 'allow',
+    optionId: 'allow',
+    payload: {},
+  });
+  assert.deepEqual(answer, { disposition: 'answered', replayed: false });
+  const terminal = await sidecar.waitForEvent(
+    (event) => TERMINALS.has(event.type) && 'turnId' in event.payload && event.payload.turnId === turnId,
+    { fromIndex: from, timeoutMs: 60_000, description: 'the terminal of the approved turn' },
+  );
+  assert.equal(terminal.type, 'turn_completed');
+  assert.ok(existsSync(join(home.cwd, 'approved.txt')), 'the approved command ran');
+});
+
+test('malformed and oversized lines are answered with errors and the process keeps serving', async () => {
+  const from = sidecar.events.length;
+  const oversized = `{"version":10,"id":"huge","type":"exec","payload":{"pad":"${'x'.repeat(17 * 1024 * 1024)}"}}`;
+  sidecar.writeLine('{"version":10,');
+  sidecar.writeLine(oversized);
+  const errors = () => sidecar.events.slice(from).filter((event) => event.type === 'error');
+  await sidecar.waitForEvent((event) => event.type === 'error' && /exceeds/.test(event.payload.error), {
+    fromIndex: from,
+    timeoutMs: 10_000,
+    description: 'the oversized-line error',
+  });
+  assert.deepEqual(
+    errors().map((event) => (event.type === 'error' ? event.payload.error : '')),
+    [
+      'sidecar request is not valid JSON',
+      `sidecar request line of ${Buffer.byteLength(oversized)} bytes exceeds the size limit and was discarded`,
+    ],
+  );
+  const { terminal } = await runTurn('still alive?');
+  assert.equal(terminal.type, 'turn_completed');
+});
+
+test('the stateless inspect_fork_checkpoints lists the provider turns of every completed turn', async () => {
+  // A turn whose child was SIGKILLed may never have reached the transcript; completed turns always have.
+  const completed = sidecar.events.flatMap((event) =>
+    event.type === 'turn_completed' && event.payload.providerTurnId ? [event.payload.providerTurnId] : [],
+  );
+  const result = await sidecar.request<{ providerTurnIds: string[] }>('inspect_fork_checkpoints', {
+    providerSessionId,
+    cwd: home.cwd,
+  });
+  assert.ok(completed.length >= 5);
+  assert.equal(result.providerTurnIds[0], completed[0], 'the first turn is the first root of the transcript');
+  for (const providerTurnId of completed) assert.ok(result.providerTurnIds.includes(providerTurnId), providerTurnId);
+});
+
+test('close answers ok and the end of input exits 0 without stray stdout', async () => {
+  await sidecar.request('close', { agentSessionId: SESSION });
+  assert.equal(await sidecar.close(), 0);
+  assert.deepEqual(sidecar.protocolErrors, [], 'stdout carried protocol lines only');
+  assert.deepEqual(mock.unmatched, []);
+  const leaked = sidecar.stderrLines.filter((line) =>
+    /stream-answer|todo-plan|run-bash|Write the tests|sk-ant/.test(line),
+  );
+  assert.deepEqual(leaked, [], 'no prompt, tool input or credential reaches stderr');
+});
+
+/** Direct children of a process, from procfs. */
+function childPids(pid: number): number[] {
+  const pids: number[] = [];
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+    if (children) pids.push(...children.split(/\s+/).map(Number));
+  }
+  return pids;
+}

@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { InteractiveResult, SidecarEvent } from '@outrigger/protocol';
+import { type SpawnedSidecar, spawnSidecar } from '../src/testing/spawnSidecar.ts';
+
+/* Test-driver mode through the real process: the scripted conformance vectors, no SDK, no network. */
+
+const SESSION = 'driver-session';
+const TERMINALS = new Set(['turn_completed', 'turn_failed', 'turn_canceled']);
+let sidecar: SpawnedSidecar;
+let turnCounter = 0;
+
+before(async () => {
+  sidecar = await spawnSidecar({
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TUTTI_CLAUDE_SDK_SIDECAR_TEST_DRIVER: '1' },
+    requestTimeoutMs: 10_000,
+  });
+});
+
+after(() => sidecar?.kill());
+
+function turnEvents(turnId: string): SidecarEvent[] {
+  return sidecar.events.filter((event) => 'turnId' in event.payload && event.payload.turnId === turnId);
+}
+
+async function exec(prompt: string) {
+  turnCounter += 1;
+  const turnId = `turn-${turnCounter}`;
+  await sidecar.request('exec', { agentSessionId: SESSION, turnId, prompt });
+  return turnId;
+}
+
+function waitForTurn(turnId: string, type: string) {
+  return sidecar.waitForEvent(
+    (event) => event.type === type && 'turnId' in event.payload && event.payload.turnId === turnId,
+    { timeoutMs: 5_000, description: `${type} of ${turnId}` },
+  );
+}
+
+async function answer(prompt: string, requested: string, action: string, optionId: string, payload = {}) {
+  const turnId = await exec(prompt);
+  const request = await waitForTurn(turnId, requested);
+  assert.ok(request.type === 'approval_requested' || request.type === 'user_input_requested');
+  const result = await sidecar.request<InteractiveResult>('submit_interactive', {
+    agentSessionId: SESSION,
+    turnId,
+    requestId: request.payload.requestId,
+    action,
+    optionId,
+    payload,
+  });
+  const terminal = await sidecar.waitForEvent(
+    (event) => TERMINALS.has(event.type) && 'turnId' in event.payload && event.payload.turnId === turnId,
+    { timeoutMs: 5_000, description: `the terminal of ${turnId}` },
+  );
+  return { turnId, request, result, terminal };
+}
+
+test('start publishes session_started before its ok', async () => {
+  const result = await sidecar.request<{ providerSessionId: string }>('start', {
+    agentSessionId: SESSION,
+    providerSessionId: 'driver-provider-session',
+    cwd: '/tmp',
+  });
+  assert.equal(result.providerSessionId, 'driver-provider-session');
+  const started = sidecar.events.find((event) => event.type === 'session_started');
+  assert.ok(started?.type === 'session_started');
+  assert.equal(started.payload.providerSessionId, 'driver-provider-session');
+});
+
+test('a plain prompt is echoed after the identity event', async () => {
+  const turnId = await exec('hello driver');
+  const terminal = await waitForTurn(turnId, 'turn_completed');
+  const events = turnEvents(turnId);
+  assert.deepEqual(
+    events.map((event) => event.type),
+    ['provider_turn_identity_resolved', 'assistant_delta', 'assistant_completed', 'turn_completed'],
+  );
+  const identity = events[0];
+  assert.ok(identity?.type === 'provider_turn_identity_resolved');
+  const delta = events[1];
+  assert.ok(delta?.type === 'assistant_delta');
+  assert.equal(delta.payload.content, 'Echo: hello driver');
+  assert.equal(delta.payload.snapshot, 'Echo: hello driver');
+  assert.equal((delta.payload as { providerTurnId?: string }).providerTurnId, identity.payload.providerTurnId);
+  assert.ok(terminal.type === 'turn_completed');
+  assert.equal(terminal.payload.providerTurnId, identity.payload.providerTurnId);
+});
+
+test('an allowed approval completes the turn; an identical replay is reported, not applied twice', async () => {
+  const { turnId, request, result, terminal } = await answer('needs approval', 'approval_requested', 'allow', 'allow');
+  assert.deepEqual(result, { disposition: 'answered', replayed: false });
+  assert.ok(request.type === 'approval_requested');
+  assert.equal(request.payload.toolCallId, 'test-approval-tool');
+  assert.equal(request.payload.toolName, 'Bash');
+  assert.deepEqual(request.payload.input, { command: 'touch approval.txt' });
+  assert.deepEqual(
+    request.payload.options.map((option) => option.optionId),
+    ['allow_always', 'allow', 'reject'],
+  );
+  assert.equal(terminal.type, 'turn_completed');
+  const completed = turnEvents(turnId).find((event) => event.type === 'assistant_completed');
+  assert.ok(completed?.type === 'assistant_completed');
+  assert.equal(completed.payload.content, 'Approval accepted.');
+  const replay = await sidecar.request<InteractiveResult>('submit_interactive', {
+    agentSessionId: SESSION,
+    turnId,
+    requestId: request.payload.requestId,
+    action: 'allow',
+    optionId: 'allow',
+    payload: {},
+  });
+  assert.deepEqual(replay, { disposition: 'answered', replayed: true });
+});
+
+test('a rejected approval fails the turn', async () => {
+  const { terminal } = await answer('approval again', 'approval_requested', 'reject', 'reject');
+  assert.ok(terminal.type === 'turn_failed');
+  assert.equal(terminal.payload.error, 'User refused permission to run tool');
+});
+
+test('an answered question completes the turn', async () => {
+  const { request, terminal, turnId } = await answer('ask-user something', 'user_input_requested', 'allow', 'allow', {
+    answers: { 'Pick one': 'A' },
+  });
+  assert.ok(request.type === 'user_input_requested');
+  assert.equal(request.payload.toolName, 'AskUserQuestion');
+  const questions = (request.payload.input as { questions: { question: string }[] }).questions;
+  assert.equal(questions[0]?.question, 'Pick one');
+  assert.equal(terminal.type, 'turn_completed');
+  const completed = turnEvents(turnId).find((event) => event.type === 'assistant_completed');
+  assert.ok(completed?.type === 'assistant_completed');
+  assert.equal(completed.payload.content, 'Question answered.');
+});
+
+test('exit-plan captures the plan when a mode is chosen and fails when planning continues', async () => {
+  const accepted = await answer('exit-plan now', 'user_input_requested', 'allow', 'default');
+  assert.ok(accepted.request.type === 'user_input_requested');
+  assert.deepEqual(accepted.request.payload.input, { plan: '1. Inspect\n2. Implement\n3. Verify' });
+  assert.equal(accepted.terminal.type, 'turn_completed');
+  const kept = await answer('exit-plan again', 'user_input_requested', 'allow', 'plan');
+  assert.ok(kept.terminal.type === 'turn_failed');
+  assert.equal(kept.terminal.payload.error, 'User rejected request to exit plan mode.');
+});
+
+test('close answers ok and the end of input exits 0', async () => {
+  await sidecar.request('close', { agentSessionId: SESSION });
+  assert.equal(await sidecar.close(), 0);
+  assert.deepEqual(sidecar.protocolErrors, []);
+  assert.deepEqual(sidecar.stderrLines, []);
+});
