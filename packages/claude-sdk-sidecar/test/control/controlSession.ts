@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { type ClaudeTestHome, createClaudeTestHome } from '@outrigger/mock-anthropic/testing';
+import { type Answer, type ControlSidecar, type LoggedLine, startControlSidecar } from './controlSidecar.ts';
+import { type ScriptedModel, startScriptedModel } from './scriptedModel.ts';
+
+/** Budgets generous enough for a loaded 2-core box; the cancel itself is expected to take milliseconds. */
+export const CANCEL_BUDGETS = { interruptTimeoutMs: 5_000, drainTimeoutMs: 5_000 } as const;
+
+export interface InteractionAnswer {
+  readonly action: string;
+  readonly optionId: string;
+  readonly payload: Record<string, unknown>;
+}
+
+/**
+ * One real sidecar process with one started Agent Session on real Claude Code, against a scripted model
+ * in an isolated Claude home. Every test of a file shares it; each test uses its own turn ids.
+ */
+export interface ControlSession {
+  readonly sidecar: ControlSidecar;
+  readonly model: ScriptedModel;
+  readonly home: ClaudeTestHome;
+  readonly agentSessionId: string;
+  exec(turnId: string, prompt: string): Promise<Answer>;
+  cancel(turnId: string, budgets?: { interruptTimeoutMs: number; drainTimeoutMs: number }): Promise<Answer>;
+  submit(turnId: string, requestId: string, answer: InteractionAnswer): Promise<Answer>;
+  disposition(turnId: string, requestId: string, expected: InteractionAnswer): Promise<Answer>;
+  /** Events of `type` for `turnId`, in order. */
+  eventsOf(type: string, turnId: string): LoggedLine[];
+  waitForEvent(type: string, turnId: string, options?: { timeoutMs?: number; from?: number }): Promise<LoggedLine>;
+  /** Resolves with the turn's first terminal event (turn_completed, turn_failed or turn_canceled). */
+  waitForTerminal(turnId: string, timeoutMs?: number): Promise<LoggedLine>;
+  close(): Promise<void>;
+}
+
+export const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['turn_completed', 'turn_failed', 'turn_canceled']);
+
+export async function openControlSession(options: { startEnv?: Record<string, string> } = {}): Promise<ControlSession> {
+  const model = await startScriptedModel();
+  const home = await createClaudeTestHome({ baseUrl: model.url });
+  let sidecar: ControlSidecar | undefined;
+  const cleanup = async (): Promise<void> => {
+    try {
+      await sidecar?.close();
+    } finally {
+      sidecar?.kill();
+      await model.close();
+      await home.cleanup();
+    }
+  };
+  try {
+    sidecar = await startControlSidecar({ env: home.env });
+    const agentSessionId = `control-${randomUUID()}`;
+    const started = await sidecar.request(
+      'start',
+      { agentSessionId, cwd: home.cwd, env: options.startEnv ?? {}, permissionModeId: 'default' },
+      { timeoutMs: 30_000 },
+    );
+    if (started.type !== 'ok') throw new Error(`start failed: ${JSON.stringify(started.payload)}`);
+    return bindSession(sidecar, model, home, agentSessionId, cleanup);
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
+
+function bindSession(
+  sidecar: ControlSidecar,
+  model: ScriptedModel,
+  home: ClaudeTestHome,
+  agentSessionId: string,
+  close: () => Promise<void>,
+): ControlSession {
+  const isTurnEvent = (type: string, turnId: string) => (line: LoggedLine) =>
+    line.id === undefined && line.type === type && line.payload.turnId === turnId;
+  return {
+    sidecar,
+    model,
+    home,
+    agentSessionId,
+    exec: (turnId, prompt) => sidecar.request('exec', { agentSessionId, turnId, prompt }),
+    cancel: (turnId, budgets = CANCEL_BUDGETS) =>
+      sidecar.request('cancel', { agentSessionId, turnId, ...budgets }, { timeoutMs: 20_000 }),
+    submit: (turnId, requestId, answer) =>
+      sidecar.request('submit_interactive', { agentSessionId, turnId, requestId, ...answer }),
+    disposition: (turnId, requestId, expected) =>
+      sidecar.request('interactive_disposition', { agentSessionId, turnId, requestId, ...expected }),
+    eventsOf: (type, turnId) => sidecar.log.filter(isTurnEvent(type, turnId)),
+    waitForEvent: (type, turnId, wait) => sidecar.waitFor(isTurnEvent(type, turnId), `${type} of ${turnId}`, wait),
+    waitForTerminal: (turnId, timeoutMs = 30_000) =>
+      sidecar.waitFor(
+        (line) => line.id === undefined && TERMINAL_EVENTS.has(line.type) && line.payload.turnId === turnId,
+        `a terminal event of ${turnId}`,
+        { timeoutMs },
+      ),
+    close,
+  };
+}

@@ -1,0 +1,248 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { MockReply } from '@outrigger/mock-anthropic';
+import { type ControlSession, type InteractionAnswer, openControlSession } from './controlSession.ts';
+import type { Answer, LoggedLine } from './controlSidecar.ts';
+import { bashCall, slowText } from './scriptedModel.ts';
+
+const APPROVAL_OPTIONS = [
+  { kind: 'allow_always', name: 'Allow for session', optionId: 'allow_always' },
+  { kind: 'allow_once', name: 'Allow', optionId: 'allow' },
+  { kind: 'reject_once', name: 'Reject', optionId: 'reject' },
+];
+
+const ALLOW: InteractionAnswer = { action: 'allow', optionId: 'allow', payload: {} };
+
+describe('approvals and questions through the real sidecar and Claude Code', () => {
+  let session: ControlSession;
+
+  before(async () => {
+    session = await openControlSession();
+  });
+
+  after(async () => {
+    await session?.close();
+  });
+
+  const newTurnId = (label: string): string => `${label}-${randomUUID()}`;
+
+  /** Runs a turn whose model asks for `reply` and resolves with the interaction event it publishes. */
+  const startInteraction = async (
+    turnId: string,
+    event: 'approval_requested' | 'user_input_requested',
+    reply: MockReply,
+  ): Promise<LoggedLine> => {
+    assertOk(await session.exec(turnId, session.model.prompt('Do the task.', { prompt: reply })), 'exec');
+    return session.waitForEvent(event, turnId);
+  };
+
+  const assertCompleted = async (turnId: string): Promise<void> => {
+    const terminal = await session.waitForTerminal(turnId);
+    assert.equal(terminal.type, 'turn_completed', `turn ${turnId} must complete: ${JSON.stringify(terminal.payload)}`);
+    assert.deepEqual(session.model.unmatched(), [], 'every model request was scripted');
+  };
+
+  const toolEnds = (toolCallId: string): string[] =>
+    session.sidecar.log
+      .filter(
+        (line) =>
+          (line.type === 'tool_completed' || line.type === 'tool_failed') && line.payload.toolCallId === toolCallId,
+      )
+      .map((line) => line.type);
+
+  it('answers unknown for an interaction it never asked', async () => {
+    const answer = await session.disposition(newTurnId('no-turn'), randomUUID(), ALLOW);
+    assertOk(answer, 'interactive_disposition');
+    assert.equal(answer.payload.disposition, 'unknown');
+  });
+
+  it('runs an allowed tool once; identical replays are answered, a different one conflicts', async () => {
+    const turnId = newTurnId('allow');
+    const file = `allowed-${randomUUID()}.txt`;
+    const approval = await startInteraction(turnId, 'approval_requested', bashCall(`touch ${file}`));
+    assert.equal(approval.payload.toolName, 'Bash');
+    assert.deepEqual(approval.payload.options, APPROVAL_OPTIONS);
+    const requestId = String(approval.payload.requestId);
+    const toolCallId = String(approval.payload.toolCallId);
+
+    const pending = await session.disposition(turnId, requestId, ALLOW);
+    assertOk(pending, 'interactive_disposition');
+    assert.equal(pending.payload.disposition, 'pending');
+
+    // Two identical submissions in one chunk: the SDK is answered once, the second is a replay.
+    const { agentSessionId } = session;
+    const submission = {
+      type: 'submit_interactive',
+      payload: { agentSessionId, turnId, requestId, ...ALLOW },
+    } as const;
+    const concurrent = await Promise.all(session.sidecar.requestTogether([submission, submission]));
+    for (const answer of concurrent) assertOk(answer, 'submit_interactive');
+    assert.deepEqual(
+      concurrent.map((answer) => [answer.payload.disposition, answer.payload.replayed === true]),
+      [
+        ['answered', false],
+        ['answered', true],
+      ],
+    );
+    await assertCompleted(turnId);
+    assert.ok(existsSync(join(session.home.cwd, file)), 'the allowed command ran');
+
+    const replay = await session.submit(turnId, requestId, ALLOW);
+    assertOk(replay, 'submit_interactive');
+    assert.deepEqual(replay.payload, { disposition: 'answered', replayed: true });
+    const conflict = await session.submit(turnId, requestId, { action: 'reject', optionId: 'reject', payload: {} });
+    assertOk(conflict, 'submit_interactive');
+    assert.equal(conflict.payload.disposition, 'conflict');
+    const settled = await session.disposition(turnId, requestId, ALLOW);
+    assertOk(settled, 'interactive_disposition');
+    assert.deepEqual(settled.payload, { disposition: 'answered', replayed: true });
+
+    assert.deepEqual(toolEnds(toolCallId), ['tool_completed'], 'the tool ran exactly once');
+    assert.deepEqual(
+      session.eventsOf('approval_resolved', turnId).map((line) => line.payload),
+      [{ turnId, requestId, action: 'allow', optionId: 'allow', payload: {} }],
+    );
+  });
+
+  it('rejects with the host message, which reaches the model as an is_error tool_result', async () => {
+    const turnId = newTurnId('reject');
+    const file = `rejected-${randomUUID()}.txt`;
+    const denyMessage = `Not in this directory ${randomUUID()}`;
+    const approval = await startInteraction(turnId, 'approval_requested', bashCall(`touch ${file}`));
+    const requestId = String(approval.payload.requestId);
+    const reject = { action: 'reject', optionId: 'reject', payload: { denyMessage } };
+
+    const answer = await session.submit(turnId, requestId, reject);
+    assertOk(answer, 'submit_interactive');
+    assert.equal(answer.payload.disposition, 'answered');
+    await assertCompleted(turnId);
+
+    const denied = session.model
+      .views()
+      .flatMap((view) => view.toolResults)
+      .find((result) => result.toolUseId === approval.payload.toolCallId);
+    assert.ok(denied, 'the model received a tool_result for the rejected call');
+    assert.equal(denied.isError, true, 'the rejected call is an error result');
+    assert.ok(denied.content.includes(denyMessage), `the tool_result carries the deny message: ${denied.content}`);
+    assert.deepEqual(toolEnds(String(approval.payload.toolCallId)), ['tool_failed']);
+    assert.equal(existsSync(join(session.home.cwd, file)), false, 'the rejected command never ran');
+    assert.deepEqual(
+      session.eventsOf('approval_resolved', turnId).map((line) => line.payload),
+      [{ turnId, requestId, ...reject }],
+    );
+  });
+
+  it('delivers AskUserQuestion answers given by question id to the model', async () => {
+    const turnId = newTurnId('question');
+    const question = 'Which database should we use?';
+    const ask = await startInteraction(turnId, 'user_input_requested', {
+      content: [
+        {
+          type: 'tool_use',
+          name: 'AskUserQuestion',
+          input: {
+            questions: [
+              {
+                question,
+                header: 'Database',
+                options: [
+                  { label: 'SQLite', description: 'One file' },
+                  { label: 'PostgreSQL', description: 'A server' },
+                ],
+                multiSelect: false,
+              },
+            ],
+          },
+        },
+      ],
+    });
+    assert.equal(ask.payload.toolName, 'AskUserQuestion');
+    const questions = (ask.payload.input as { questions?: { id?: unknown; question?: unknown }[] }).questions ?? [];
+    const questionId = questions[0]?.id;
+    assert.equal(typeof questionId, 'string', 'every published question carries an id');
+    const requestId = String(ask.payload.requestId);
+    const answers = {
+      action: 'allow',
+      optionId: '',
+      payload: {
+        answersByQuestionId: { [String(questionId)]: 'SQLite' },
+        annotations: { [String(questionId)]: { notes: 'a small app' } },
+      },
+    };
+
+    const answer = await session.submit(turnId, requestId, answers);
+    assertOk(answer, 'submit_interactive');
+    assert.equal(answer.payload.disposition, 'answered');
+    await assertCompleted(turnId);
+
+    const result = session.model
+      .views()
+      .flatMap((view) => view.toolResults)
+      .find((candidate) => candidate.toolUseId === ask.payload.toolCallId);
+    assert.ok(result, 'the model received the AskUserQuestion tool_result');
+    assert.equal(result.isError, false);
+    assert.ok(result.content.includes(`"${question}"="SQLite"`), `the answer reaches the model: ${result.content}`);
+    assert.ok(result.content.includes('a small app'), `the annotation reaches the model: ${result.content}`);
+    assert.deepEqual(
+      session.eventsOf('user_input_resolved', turnId).map((line) => line.payload),
+      [{ turnId, requestId, ...answers }],
+    );
+  });
+
+  it('keeps an "Allow for session" grant across a new Query generation', async () => {
+    const file = `session-${randomUUID()}.txt`;
+    const command = `touch ${file}`;
+    const firstTurnId = newTurnId('grant');
+    const approval = await startInteraction(firstTurnId, 'approval_requested', bashCall(command));
+    const grant = { action: 'allow_always', optionId: 'allow_always', payload: {} };
+    assertOk(await session.submit(firstTurnId, String(approval.payload.requestId), grant), 'submit_interactive');
+    await assertCompleted(firstTurnId);
+    assert.ok(existsSync(join(session.home.cwd, file)), 'the granted command ran');
+    rmSync(join(session.home.cwd, file));
+
+    // A provider_active cancel closes the Query; the next turn runs in a fresh Claude Code process.
+    const canceledTurnId = newTurnId('new-generation');
+    const streaming = session.model.prompt('Stream a long answer.', { prompt: slowText(100) });
+    assertOk(await session.exec(canceledTurnId, streaming), 'exec');
+    await session.waitForEvent('assistant_delta', canceledTurnId);
+    const cancel = await session.cancel(canceledTurnId);
+    assertOk(cancel, 'cancel');
+    assert.equal(cancel.payload.disposition, 'provider_active');
+
+    const repeatTurnId = newTurnId('granted');
+    assertOk(
+      await session.exec(repeatTurnId, session.model.prompt('Do it again.', { prompt: bashCall(command) })),
+      'exec',
+    );
+    await assertCompleted(repeatTurnId);
+    assert.deepEqual(
+      session.eventsOf('approval_requested', repeatTurnId),
+      [],
+      'the session grant answers the matching request without asking',
+    );
+    assert.deepEqual(
+      session.eventsOf('tool_completed', repeatTurnId).map((line) => line.payload.toolName),
+      ['Bash'],
+    );
+    assert.ok(existsSync(join(session.home.cwd, file)), 'the command ran again under the grant');
+    for (const settings of [
+      join(session.home.cwd, '.claude', 'settings.local.json'),
+      join(session.home.cwd, '.claude', 'settings.json'),
+      join(session.home.configDir, 'settings.json'),
+    ]) {
+      const written = existsSync(settings) ? readFileSync(settings, 'utf8') : '';
+      assert.equal(written.includes(file), false, `a session grant must not be persisted to ${settings}`);
+    }
+  });
+
+  it('wrote only well-formed protocol lines whose events match their schemas', () => {
+    assert.deepEqual(session.sidecar.protocolErrors, []);
+  });
+});
+
+function assertOk(answer: Answer, request: string): void {
+  assert.equal(answer.type, 'ok', `${request} answered error: ${JSON.stringify(answer.payload)}`);
+}

@@ -1,0 +1,65 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Linux process facts read from /proc, for asserting which processes a cancel left behind. */
+
+interface ProcessInfo {
+  readonly pid: number;
+  readonly parentPid: number;
+  /** Clock ticks since boot; orders siblings by age. */
+  readonly startTime: number;
+  readonly commandLine: string;
+}
+
+function readProcess(pid: number): ProcessInfo | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name may contain spaces and parentheses; the fields after its closing ')' are fixed.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const state = fields[0];
+    if (state === 'Z' || state === 'X') return undefined;
+    const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+    return { pid, parentPid: Number(fields[1]), startTime: Number(fields[19]), commandLine };
+  } catch {
+    return undefined;
+  }
+}
+
+function allProcesses(): ProcessInfo[] {
+  const processes: ProcessInfo[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const info = readProcess(Number(entry));
+    if (info) processes.push(info);
+  }
+  return processes;
+}
+
+/** Live (non-zombie) processes whose command line contains `needle`. */
+export function processesMatching(needle: string): number[] {
+  return allProcesses()
+    .filter((info) => info.commandLine.includes(needle))
+    .map((info) => info.pid);
+}
+
+/** The youngest live child of `parentPid` whose command line contains `needle`. */
+export function youngestChild(parentPid: number, needle: string): number | undefined {
+  const children = allProcesses()
+    .filter((info) => info.parentPid === parentPid && info.commandLine.includes(needle))
+    .sort((left, right) => right.startTime - left.startTime);
+  return children[0]?.pid;
+}
+
+export function isAlive(pid: number): boolean {
+  return readProcess(pid) !== undefined;
+}
+
+/** Polls `check` every 50 ms until it returns a value other than undefined; fails with `description` after `timeoutMs`. */
+export async function pollUntil<T>(check: () => T | undefined, description: string, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs}ms waiting until ${description}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
