@@ -6,8 +6,8 @@ type Command = { summary: string; run: (argv: string[]) => Promise<void> };
 
 const commands: Record<string, Command> = {
   start: {
-    summary: 'start Outrigger (demo model when ANTHROPIC_API_KEY is unset)',
-    run: async (argv) => (await import('../scripts/start.ts')).runStartCommand(argv),
+    summary: 'chat with Claude Code through the sidecar in this terminal (demo model without ANTHROPIC_API_KEY)',
+    run: async (argv) => (await import('./commands/start.ts')).runStartCommand(argv),
   },
   'mock-anthropic': {
     summary: 'run the scripted Anthropic Messages API (--port 0 --scenario FILE|demo)',

@@ -1,0 +1,182 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LineHandlers, LineTransport } from '@outrigger/protocol';
+import { projectionBenchmark } from '../packages/claude-sdk-sidecar/src/projection/bench.ts';
+import { loadSdkFixture } from '../packages/claude-sdk-sidecar/src/projection/fixtures/sdkFixtures.ts';
+import { SessionRuntime } from '../packages/claude-sdk-sidecar/src/runtime/sessionRuntime.ts';
+import { startSidecarServer } from '../packages/claude-sdk-sidecar/src/server/sidecarServer.ts';
+import { type Figure, measuredFigure } from './figure.ts';
+import { ScriptedQuery } from './scriptedQuery.ts';
+import { percentile, rounded } from './stats.ts';
+
+const EVENT_LINE = '{"version":10,"type":"';
+const TERMINAL_LINE = /^\{"version":10,"type":"turn_(completed|failed|canceled)"/;
+/** How long the measured part runs; warm-up turns come first. */
+const MEASURE_MS = 2_000;
+const WARMUP_TURNS = 200;
+
+/**
+ * Figure 1: captured Claude Code turns (streamed text with thinking, text + Bash, a TodoWrite turn with
+ * its hook, a TaskCreate/TaskUpdate turn) pushed through the sidecar's own request loop, session runtime,
+ * message router, identity barrier and projector into an NDJSON sink, one `exec` per turn. Per-event
+ * latency is the time from an SDK message (or hook call) being handed to the runtime to each of its
+ * event lines reaching the sink.
+ */
+export async function measureProjectionThroughput(): Promise<Figure[]> {
+  const turns = [
+    loadSdkFixture('streamed-text'),
+    loadSdkFixture('text-and-tool'),
+    loadSdkFixture('todowrite'),
+    loadSdkFixture('taskcreate-update'),
+  ];
+  const cwd = await mkdtemp(join(tmpdir(), 'outrigger-bench-'));
+  let nextTurnIndex = 0;
+  let handedOverAt = 0n;
+  let measuring = false;
+  let events = 0;
+  /** The current turn's message stream: from its first hand-over to its terminal event line. */
+  let streamStartedAt: bigint | undefined;
+  let streamEvents = 0;
+  let streamNanos = 0n;
+  let latencies: number[] = [];
+  let handlers: LineHandlers | undefined;
+  const answers = new Map<string, () => void>();
+  let turnEnded: ((line: string) => void) | undefined;
+
+  const transport: LineTransport = {
+    start: (lineHandlers) => {
+      handlers = lineHandlers;
+    },
+    send: (line) => {
+      if (line.startsWith(EVENT_LINE)) {
+        const now = process.hrtime.bigint();
+        if (measuring) {
+          events++;
+          latencies.push(Number(now - handedOverAt) / 1000);
+          if (streamStartedAt !== undefined) streamEvents++;
+        }
+        if (TERMINAL_LINE.test(line)) {
+          if (measuring && streamStartedAt !== undefined) streamNanos += now - streamStartedAt;
+          streamStartedAt = undefined;
+          turnEnded?.(line);
+        }
+        return;
+      }
+      const id = /"id":"([^"]+)"/.exec(line)?.[1];
+      const answer = id === undefined ? undefined : answers.get(id);
+      if (!answer || !line.includes('"type":"ok"')) throw new Error(`unexpected sidecar answer: ${line.slice(0, 200)}`);
+      answers.delete(id as string);
+      answer();
+    },
+    close: async () => undefined,
+  };
+  const server = startSidecarServer({
+    transport,
+    createSession: (payload, emit) =>
+      new SessionRuntime({
+        payload,
+        emit,
+        processEnv: { PATH: process.env.PATH },
+        queryFactory: (params) =>
+          new ScriptedQuery(
+            params,
+            () => turns[nextTurnIndex++ % turns.length] ?? [],
+            () => {
+              handedOverAt = process.hrtime.bigint();
+              streamStartedAt ??= handedOverAt;
+            },
+          ),
+        readSessionTitle: async () => undefined,
+        resolveTurnIdentity: async () => {
+          throw new Error('the scripted echo binds every turn; the transcript is never read');
+        },
+      }),
+    stateless: {
+      inspectForkCheckpoints: async () => ({ providerTurnIds: [] }),
+      recoverTurnBinding: async () => {
+        throw new Error('not used by the bench');
+      },
+      forkSession: async () => {
+        throw new Error('not used by the bench');
+      },
+    },
+  });
+  let requestCount = 0;
+  const request = (type: string, payload: Record<string, unknown>): Promise<void> =>
+    new Promise((resolve) => {
+      const id = `bench-${++requestCount}`;
+      answers.set(id, resolve);
+      handlers?.onLine(JSON.stringify({ version: 10, id, type, payload }));
+    });
+  const runTurn = async (turnId: string): Promise<void> => {
+    const ended = new Promise<string>((resolve) => {
+      turnEnded = resolve;
+    });
+    await request('exec', { agentSessionId: 'bench', turnId, prompt: 'bench' });
+    const terminal = await ended;
+    if (!terminal.startsWith('{"version":10,"type":"turn_completed"')) {
+      throw new Error(`bench turn ${turnId} did not complete: ${terminal.slice(0, 300)}`);
+    }
+  };
+
+  try {
+    await request('start', { agentSessionId: 'bench', cwd });
+    for (let turn = 0; turn < WARMUP_TURNS; turn++) await runTurn(`warmup-${turn}`);
+    latencies = [];
+    measuring = true;
+    let measuredTurns = 0;
+    const started = process.hrtime.bigint();
+    let elapsedMs = 0;
+    while (elapsedMs < MEASURE_MS) {
+      await runTurn(`turn-${measuredTurns++}`);
+      elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
+    }
+    measuring = false;
+    const eventsPerSecond = streamEvents / (Number(streamNanos) / 1e9);
+    const p99Micros = percentile(latencies, 99);
+    const projectorOnly = projectionBenchmark(2_000);
+    const details = {
+      path: 'SDK message → MessageRouter (identity barrier) → StreamProjector → encodeEvent → NDJSON sink',
+      turns: measuredTurns,
+      streamEvents,
+      streamSeconds: rounded(Number(streamNanos) / 1e9),
+      withTurnSetup: {
+        note: 'the same run counted wall to wall: exec parsing, Query generation per turn, settle, usage',
+        eventsPerSecond: Math.round(events / (elapsedMs / 1000)),
+        microsPerTurn: rounded((elapsedMs * 1000) / measuredTurns, 1),
+        events,
+        seconds: rounded(elapsedMs / 1000),
+      },
+      p50Micros: rounded(percentile(latencies, 50)),
+      p99Micros: rounded(p99Micros),
+      maxMicros: rounded(percentile(latencies, 100)),
+      projectorOnly: {
+        eventsPerSecond: Math.round(projectorOnly.eventsPerSecond),
+        p99MicrosPerMessage: rounded(projectorOnly.p99Micros),
+      },
+    };
+    return [
+      measuredFigure({
+        id: 'projection_throughput',
+        title: 'sidecar projection throughput',
+        value: Math.round(eventsPerSecond),
+        unit: 'events/s',
+        target: { comparison: '>=', value: 200_000 },
+        details,
+      }),
+      measuredFigure({
+        id: 'projection_p99',
+        title: 'sidecar projection p99 per event',
+        value: rounded(p99Micros),
+        unit: 'µs',
+        target: { comparison: '<', value: 1_000 },
+        details: { p50Micros: details.p50Micros, maxMicros: details.maxMicros, events },
+      }),
+    ];
+  } finally {
+    handlers?.onClose();
+    await server.done;
+    await rm(cwd, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,84 @@
+import { writeFile } from 'node:fs/promises';
+import { availableParallelism, cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { openBenchModel } from './benchModel.ts';
+import { measureCancelLatency } from './cancelLatency.ts';
+import type { Figure } from './figure.ts';
+import { measureProjectionThroughput } from './projectionThroughput.ts';
+import { measureSidecarStartup } from './sidecarStartup.ts';
+import { measureTurnOverhead } from './turnOverhead.ts';
+
+const RESULTS_PATH = fileURLToPath(new URL('./results/latest.json', import.meta.url));
+
+const { values } = parseArgs({
+  options: {
+    turns: { type: 'string', default: '20' },
+    rounds: { type: 'string', default: '3' },
+    cancels: { type: 'string', default: '10' },
+  },
+});
+const turns = positiveInteger(values.turns, 'turns');
+const rounds = positiveInteger(values.rounds, 'rounds');
+const cancels = positiveInteger(values.cancels, 'cancels');
+
+const startedAt = new Date();
+const figures: Figure[] = [];
+const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
+
+progress('projection throughput (scripted SDK messages, no Claude Code)');
+figures.push(...(await measureProjectionThroughput()));
+
+const model = await openBenchModel();
+let unmatchedRequests: number;
+try {
+  progress('sidecar start and idle RSS');
+  figures.push(...(await measureSidecarStartup(model)));
+  progress(`${turns}-turn overhead, raw query() vs sidecar, ${rounds} alternating rounds`);
+  figures.push(await measureTurnOverhead(model, { turns, rounds }));
+  progress(`cancel latency over ${cancels} cancels`);
+  figures.push(await measureCancelLatency(model, cancels));
+  unmatchedRequests = model.mock.unmatched.length;
+} finally {
+  await model.close();
+}
+
+const report = {
+  startedAt: startedAt.toISOString(),
+  durationSeconds: Math.round((Date.now() - startedAt.getTime()) / 100) / 10,
+  machine: { node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown' },
+  parameters: { turns, rounds, cancels },
+  unmatchedRequests,
+  figures,
+};
+await writeFile(RESULTS_PATH, `${JSON.stringify(report, null, 2)}\n`);
+process.stdout.write(`${table(figures)}\nwrote ${RESULTS_PATH} (${report.durationSeconds} s)\n`);
+if (unmatchedRequests > 0) {
+  process.stderr.write(`bench: ${unmatchedRequests} model requests matched no bench rule; the figures may be off\n`);
+  process.exitCode = 1;
+}
+
+function table(rows: readonly Figure[]): string {
+  const cells = rows.map((figure) => [
+    figure.title,
+    figure.value === null ? 'skipped' : `${figure.value.toLocaleString('en-US')} ${figure.unit}`,
+    figure.target === null
+      ? '—'
+      : `${figure.target.comparison} ${figure.target.value.toLocaleString('en-US')} ${figure.unit}`,
+    figure.met === null ? (figure.skipped ?? '—') : figure.met ? 'met' : 'MISSED',
+  ]);
+  const header = ['figure', 'value', 'target', 'result'];
+  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column]?.length ?? 0)));
+  const line = (row: readonly string[]) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...cells.map(line)].join('\n');
+}
+
+function positiveInteger(text: string, name: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
+  return value;
+}

@@ -1,0 +1,17 @@
+/** The nearest-rank percentile (`p` in 0..100) of unsorted samples; NaN when there are none. */
+export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))] as number;
+}
+
+export function median(samples: readonly number[]): number {
+  return percentile(samples, 50);
+}
+
+/** Rounds for the report: three significant decimals are more than the noise allows. */
+export function rounded(value: number, decimals = 3): number {
+  const scale = 10 ** decimals;
+  return Math.round(value * scale) / scale;
+}

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { SidecarEvent } from '@outrigger/protocol';
+import { createChatRenderer } from './chatRenderer.ts';
+
+function setup() {
+  let output = '';
+  let clock = 0;
+  const renderer = createChatRenderer({
+    write: (text) => {
+      output += text;
+    },
+    now: () => clock,
+  });
+  return {
+    renderer,
+    output: () => output,
+    advance: (ms: number) => {
+      clock += ms;
+    },
+  };
+}
+
+const tool = (type: 'tool_started' | 'tool_completed' | 'tool_failed', extra: Record<string, unknown> = {}) =>
+  ({
+    type,
+    payload: {
+      turnId: 't1',
+      toolCallId: 'toolu_1',
+      callId: 'toolu_1',
+      toolName: 'Bash',
+      callType: 'command',
+      name: 'Bash',
+      status: type === 'tool_started' ? 'streaming' : type === 'tool_failed' ? 'failed' : 'completed',
+      input: { toolName: 'Bash', command: 'make test' },
+      locations: [],
+      metadata: { adapter: 'claude-agent-sdk', toolName: 'Bash' },
+      ...extra,
+    },
+  }) as SidecarEvent;
+
+test('deltas stream inline; a tool line starts on a fresh line; the turn ends with a summary', () => {
+  const { renderer, output, advance } = setup();
+  renderer.beginTurn('t1');
+  const delta = (content: string): SidecarEvent => ({
+    type: 'assistant_delta',
+    payload: { turnId: 't1', messageId: 'm1', content, snapshot: content },
+  });
+  renderer.render(delta('Let me '));
+  renderer.render(delta('check.'));
+  renderer.render(tool('tool_started'));
+  renderer.render(
+    tool('tool_completed', { metadata: { adapter: 'claude-agent-sdk', toolName: 'Bash', resultSource: 'hook' } }),
+  );
+  renderer.render(tool('tool_completed'));
+  advance(2_345);
+  renderer.render({ type: 'turn_completed', payload: { turnId: 't1', stopReason: 'end_turn' } });
+  assert.equal(output(), 'Let me check.\n▸ Bash make test\n✓ Bash\n— done (end_turn) · 2.3 s · 1 tool call\n');
+});
+
+test('a plan prints as a checklist and thinking is labelled', () => {
+  const { renderer, output } = setup();
+  renderer.render({
+    type: 'thinking_delta',
+    payload: { turnId: 't1', messageId: 'th1', content: 'Hmm.', snapshot: 'Hmm.' },
+  });
+  renderer.render({ type: 'thinking_completed', payload: { turnId: 't1', messageId: 'th1', content: 'Hmm.' } });
+  renderer.render({
+    type: 'plan_updated',
+    payload: {
+      turnId: 't1',
+      entries: [
+        { id: '1', content: 'Read', status: 'completed' },
+        { id: '2', content: 'Write', status: 'in_progress' },
+        { id: '3', content: 'Ship', status: 'pending' },
+      ],
+    },
+  });
+  assert.equal(output(), 'thinking: Hmm.\nPlan:\n  [x] Read\n  [~] Write\n  [ ] Ship\n');
+});
+
+test('failures and cancels end the turn with their own line', () => {
+  const { renderer, output } = setup();
+  renderer.beginTurn('t1');
+  renderer.render(tool('tool_started'));
+  renderer.render(tool('tool_failed', { error: 'exit 2\nmore detail' }));
+  renderer.render({ type: 'turn_failed', payload: { turnId: 't1', error: 'API Error: 500\nbody' } });
+  renderer.beginTurn('t2');
+  renderer.render({ type: 'turn_canceled', payload: { turnId: 't2' } });
+  assert.equal(
+    output(),
+    [
+      '▸ Bash make test',
+      '✗ Bash exit 2',
+      '— failed: API Error: 500 · 0.0 s · 1 tool call',
+      '— canceled · 0.0 s · 0 tool calls',
+      '',
+    ].join('\n'),
+  );
+});

@@ -1,0 +1,249 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  createLinkedLineTransports,
+  encodeEvent,
+  encodeOk,
+  type LineTransport,
+  SidecarClient,
+  type SidecarEventPayload,
+  type SidecarEventType,
+} from '@outrigger/protocol';
+import { createChatRenderer } from './chatRenderer.ts';
+import { CANCEL_BUDGETS, ChatSession } from './chatSession.ts';
+import { LineReader } from './lineReader.ts';
+
+interface Request {
+  id: string;
+  type: string;
+  payload: Record<string, unknown>;
+}
+
+/** The sidecar's side of the connection: records requests and lets each test script the answers. */
+class FakeSidecar {
+  readonly requests: Request[] = [];
+  readonly #transport: LineTransport;
+  readonly #waiters: (() => void)[] = [];
+  onRequest: (request: Request) => void = (request) => this.ok(request);
+
+  constructor(transport: LineTransport) {
+    this.#transport = transport;
+    transport.start({
+      onLine: (line) => {
+        const request = JSON.parse(line) as Request;
+        this.requests.push(request);
+        this.onRequest(request);
+        for (const wake of this.#waiters.splice(0)) wake();
+      },
+      onClose: () => undefined,
+    });
+  }
+
+  ok(request: Request, payload?: Record<string, unknown>): void {
+    this.#transport.send(encodeOk(request.id, payload));
+  }
+
+  emit<T extends SidecarEventType>(type: T, payload: SidecarEventPayload<T>): void {
+    this.#transport.send(encodeEvent(type, payload));
+  }
+
+  async waitFor(type: string, count = 1): Promise<Request> {
+    const deadline = Date.now() + 2_000;
+    for (;;) {
+      const found = this.requests.filter((request) => request.type === type);
+      if (found.length >= count) return found[count - 1] as Request;
+      if (Date.now() > deadline)
+        throw new Error(`no ${type} request #${count}; saw ${this.requests.map((r) => r.type)}`);
+      await new Promise<void>((resolve) => {
+        this.#waiters.push(resolve);
+        setTimeout(resolve, 20);
+      });
+    }
+  }
+}
+
+function setup() {
+  const [clientEnd, sidecarEnd] = createLinkedLineTransports();
+  const sidecar = new FakeSidecar(sidecarEnd);
+  const client = new SidecarClient(clientEnd, { defaultTimeoutMs: 2_000 });
+  const reader = new LineReader();
+  let output = '';
+  const prompts: string[] = [];
+  const session = new ChatSession({
+    client,
+    agentSessionId: 'session-1',
+    reader,
+    renderer: createChatRenderer({
+      write: (text) => {
+        output += text;
+      },
+    }),
+    showPrompt: (prompt, purpose) => {
+      prompts.push(`${purpose}:${prompt}`);
+    },
+  });
+  return { sidecar, client, reader, session, output: () => output, prompts };
+}
+
+async function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within 3 s`)), 3_000);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+test('a typed line becomes an exec with a fresh turn id; the next prompt waits for the terminal event', async () => {
+  const { sidecar, reader, session, output, prompts } = setup();
+  const running = session.run();
+  reader.push('hello there');
+  reader.push('second');
+  reader.end();
+  const exec = await sidecar.waitFor('exec');
+  const turnId = String(exec.payload.turnId);
+  assert.match(turnId, /^[0-9a-f-]{36}$/);
+  assert.deepEqual(exec.payload, { agentSessionId: 'session-1', turnId, prompt: 'hello there' });
+  sidecar.emit('assistant_delta', { turnId, messageId: 'm1', content: 'Hi!', snapshot: 'Hi!' });
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  assert.equal(sidecar.requests.filter((request) => request.type === 'exec').length, 1, 'second line waits');
+  sidecar.emit('turn_completed', { turnId, stopReason: 'end_turn' });
+  const second = await sidecar.waitFor('exec', 2);
+  assert.equal(second.payload.prompt, 'second');
+  assert.notEqual(second.payload.turnId, turnId);
+  sidecar.emit('turn_completed', { turnId: String(second.payload.turnId), stopReason: 'end_turn' });
+  await within(running, 'the chat after EOF');
+  assert.match(output(), /^Hi!\n— done \(end_turn\)/);
+  assert.deepEqual(prompts, ['message:› ', 'message:› ', 'message:› ']);
+});
+
+test('an approval is asked inline and the typed key is submitted for that request', async () => {
+  const { sidecar, reader, session, output } = setup();
+  sidecar.onRequest = (request) =>
+    request.type === 'submit_interactive' ? sidecar.ok(request, { disposition: 'answered' }) : sidecar.ok(request);
+  const running = session.run();
+  reader.push('run something');
+  const exec = await sidecar.waitFor('exec');
+  const turnId = String(exec.payload.turnId);
+  const input = { toolName: 'Bash', command: 'touch x' };
+  sidecar.emit('approval_requested', {
+    turnId,
+    requestId: 'req-1',
+    toolCallId: 'toolu_1',
+    toolName: 'Bash',
+    input,
+    options: [
+      { kind: 'allow_always', name: 'Allow for session', optionId: 'allow_always' },
+      { kind: 'allow_once', name: 'Allow', optionId: 'allow' },
+      { kind: 'reject_once', name: 'Reject', optionId: 'reject' },
+    ],
+    toolCall: { toolCallId: 'toolu_1', name: 'Bash', title: 'Bash', toolName: 'Bash', input },
+  });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  reader.push('what?');
+  reader.push('s');
+  const submit = await sidecar.waitFor('submit_interactive');
+  assert.deepEqual(submit.payload, {
+    agentSessionId: 'session-1',
+    turnId,
+    requestId: 'req-1',
+    action: 'allow',
+    optionId: 'allow_always',
+    payload: {},
+  });
+  sidecar.emit('turn_completed', { turnId, stopReason: 'end_turn' });
+  reader.end();
+  await within(running, 'the chat');
+  assert.match(output(), /Claude wants to use Bash: touch x/);
+});
+
+test('with no input left, a question is declined', async () => {
+  const { sidecar, reader, session, output } = setup();
+  sidecar.onRequest = (request) =>
+    request.type === 'submit_interactive' ? sidecar.ok(request, { disposition: 'answered' }) : sidecar.ok(request);
+  const running = session.run();
+  reader.push('ask me');
+  reader.end();
+  const exec = await sidecar.waitFor('exec');
+  const turnId = String(exec.payload.turnId);
+  const input = { questions: [{ id: 'q1', question: 'Which?', options: [{ label: 'A' }] }] };
+  sidecar.emit('user_input_requested', {
+    turnId,
+    requestId: 'req-2',
+    toolCallId: 'toolu_2',
+    toolName: 'AskUserQuestion',
+    input,
+    options: [],
+    toolCall: {
+      toolCallId: 'toolu_2',
+      name: 'AskUserQuestion',
+      title: 'AskUserQuestion',
+      toolName: 'AskUserQuestion',
+      input,
+    },
+  });
+  const submit = await sidecar.waitFor('submit_interactive');
+  assert.equal(submit.payload.action, 'reject');
+  sidecar.emit('turn_completed', { turnId, stopReason: 'end_turn' });
+  await within(running, 'the chat');
+  assert.match(output(), /\(no input left: declined\)/);
+});
+
+test('Ctrl-C during a turn cancels it with the budgets and reports the disposition', async () => {
+  const { sidecar, reader, session, output } = setup();
+  let execTurnId = '';
+  sidecar.onRequest = (request) => {
+    if (request.type !== 'cancel') return sidecar.ok(request);
+    sidecar.emit('turn_canceled', { turnId: execTurnId });
+    sidecar.ok(request, {
+      canceled: true,
+      disposition: 'provider_active',
+      turnId: execTurnId,
+      providerTurnId: 'p1',
+      dispatchPhase: 'streaming',
+    });
+  };
+  const running = session.run();
+  reader.push('slow');
+  const exec = await sidecar.waitFor('exec');
+  execTurnId = String(exec.payload.turnId);
+  session.interrupt();
+  session.interrupt();
+  const cancel = await sidecar.waitFor('cancel');
+  assert.deepEqual(cancel.payload, { agentSessionId: 'session-1', turnId: execTurnId, ...CANCEL_BUDGETS });
+  reader.end();
+  await within(running, 'the chat');
+  assert.equal(sidecar.requests.filter((request) => request.type === 'cancel').length, 1);
+  assert.match(
+    output(),
+    /canceling…\nstill canceling…\n— canceled[^\n]*\ncancel: canceled \(provider_active, streaming\)\n$/,
+  );
+});
+
+test('Ctrl-C at the prompt, /quit and the sidecar going away each end the chat', async () => {
+  const first = setup();
+  const running = first.session.run();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  first.session.interrupt();
+  await within(running, 'the chat after Ctrl-C');
+
+  const second = setup();
+  second.reader.push('/help');
+  second.reader.push('/nope');
+  second.reader.push('/quit');
+  second.reader.push('never sent');
+  await within(second.session.run(), 'the chat after /quit');
+  assert.match(second.output(), /\/quit {3}close the session/);
+  assert.match(second.output(), /unknown command \/nope/);
+  assert.equal(second.sidecar.requests.length, 0);
+
+  const third = setup();
+  const chatting = third.session.run();
+  third.reader.push('hello');
+  await third.sidecar.waitFor('exec');
+  await third.client.close();
+  await within(chatting, 'the chat after the sidecar closed');
+});

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { InteractionRequested } from '@outrigger/protocol';
+import { approvalDialog, DECLINED, userInputDialog } from './interactionDialog.ts';
+
+function request(fields: Partial<InteractionRequested> & Pick<InteractionRequested, 'toolName' | 'input'>) {
+  const toolCall = {
+    toolCallId: 'toolu_1',
+    name: fields.toolName,
+    title: fields.toolName,
+    toolName: fields.toolName,
+    input: fields.input,
+  };
+  return { turnId: 't1', requestId: 'r1', toolCallId: 'toolu_1', options: [], toolCall, ...fields };
+}
+
+const approvalOptions = [
+  { kind: 'allow_always', name: 'Allow for session', optionId: 'allow_always' },
+  { kind: 'allow_once', name: 'Allow', optionId: 'allow' },
+  { kind: 'reject_once', name: 'Reject', optionId: 'reject' },
+];
+
+test('an approval offers [a]llow, allow for [s]ession and [r]eject and maps each key to its option', () => {
+  const dialog = approvalDialog(request({ toolName: 'Bash', input: { command: 'touch x' }, options: approvalOptions }));
+  const [step] = dialog.steps;
+  assert.ok(step);
+  assert.deepEqual(step.lines, ['Claude wants to use Bash: touch x']);
+  assert.equal(step.prompt, 'Allow for [s]ession / [A]llow / [R]eject > ');
+  assert.deepEqual(dialog.submission([step.parse('a') ?? '']), { action: 'allow', optionId: 'allow', payload: {} });
+  assert.deepEqual(dialog.submission([step.parse(' S ') ?? '']), {
+    action: 'allow',
+    optionId: 'allow_always',
+    payload: {},
+  });
+  assert.deepEqual(dialog.submission([step.parse('reject') ?? '']), {
+    action: 'reject',
+    optionId: 'reject',
+    payload: {},
+  });
+  assert.equal(step.parse('maybe'), undefined);
+});
+
+test('an approval without a session grant does not offer [s]', () => {
+  const dialog = approvalDialog(request({ toolName: 'Write', input: {}, options: approvalOptions.slice(1) }));
+  assert.equal(dialog.steps[0]?.prompt, '[A]llow / [R]eject > ');
+  assert.equal(dialog.steps[0]?.parse('s'), undefined);
+});
+
+const questionInput = {
+  questions: [
+    {
+      id: 'q-db',
+      question: 'Which database?',
+      header: 'Database',
+      multiSelect: false,
+      options: [
+        { label: 'SQLite', description: 'One file' },
+        { label: 'PostgreSQL', description: 'A server' },
+      ],
+    },
+    {
+      id: 'q-langs',
+      question: 'Which languages?',
+      multiSelect: true,
+      options: [{ label: 'TypeScript' }, { label: 'Go' }, { label: 'Rust' }],
+    },
+  ],
+};
+
+test('AskUserQuestion asks each question with numbered options and answers by question id', () => {
+  const dialog = userInputDialog(request({ toolName: 'AskUserQuestion', input: questionInput }));
+  assert.equal(dialog.steps.length, 2);
+  const [database, languages] = dialog.steps;
+  assert.ok(database && languages);
+  assert.deepEqual(database.lines, [
+    '[Database] Which database?',
+    '  1. SQLite — One file',
+    '  2. PostgreSQL — A server',
+  ]);
+  assert.equal(database.parse('2'), 'PostgreSQL');
+  assert.equal(database.parse('1,2'), '1,2', 'a single-select question takes one number; anything else is own text');
+  assert.equal(database.parse('  '), undefined);
+  assert.equal(languages.parse('1, 3'), 'TypeScript, Rust');
+  assert.equal(languages.parse('Zig'), 'Zig');
+  assert.deepEqual(dialog.submission(['PostgreSQL', 'TypeScript, Rust']), {
+    action: 'allow',
+    optionId: '',
+    payload: { answersByQuestionId: { 'q-db': 'PostgreSQL', 'q-langs': 'TypeScript, Rust' } },
+  });
+});
+
+test('ExitPlanMode shows the plan and picks a mode option by number', () => {
+  const options = [
+    { kind: 'allow_always', name: 'Yes, and auto-accept edits', optionId: 'acceptEdits' },
+    { kind: 'reject_once', name: 'No, keep planning', optionId: 'plan' },
+  ];
+  const dialog = userInputDialog(request({ toolName: 'ExitPlanMode', input: { plan: '1. Edit\n2. Test\n' }, options }));
+  const [step] = dialog.steps;
+  assert.ok(step);
+  assert.deepEqual(step.lines, [
+    "Claude's plan:",
+    '  1. Edit',
+    '  2. Test',
+    'ExitPlanMode:',
+    '  1. Yes, and auto-accept edits',
+    '  2. No, keep planning',
+  ]);
+  assert.equal(step.parse('3'), undefined);
+  assert.deepEqual(dialog.submission([step.parse('1') ?? '']), {
+    action: 'allow',
+    optionId: 'acceptEdits',
+    payload: {},
+  });
+  assert.deepEqual(dialog.submission([step.parse('2') ?? '']), { action: 'reject', optionId: 'plan', payload: {} });
+});
+
+test('an answer naming no offered option declines', () => {
+  const dialog = approvalDialog(request({ toolName: 'Bash', input: {}, options: approvalOptions }));
+  assert.deepEqual(dialog.submission(['nonsense']), DECLINED);
+});
