@@ -1,5 +1,5 @@
+import { spawnSidecarProcess } from '@outrigger/claude-sdk-sidecar/process';
 import { type CancelResult, SidecarRequestError } from '@outrigger/protocol';
-import { spawnSidecarProcess } from '../bin/commands/sidecarProcess.ts';
 import { type BenchModel, SLOW_PROMPT } from './benchModel.ts';
 import { type Figure, measuredFigure, skippedFigure } from './figure.ts';
 import { nextEvent, turnTerminal } from './sidecarTurns.ts';

@@ -1,11 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SessionRuntime, startSidecarServer } from '@outrigger/claude-sdk-sidecar';
+import { loadSdkFixture, projectionBenchmark } from '@outrigger/claude-sdk-sidecar/bench';
 import type { LineHandlers, LineTransport } from '@outrigger/protocol';
-import { projectionBenchmark } from '../packages/claude-sdk-sidecar/src/projection/bench.ts';
-import { loadSdkFixture } from '../packages/claude-sdk-sidecar/src/projection/fixtures/sdkFixtures.ts';
-import { SessionRuntime } from '../packages/claude-sdk-sidecar/src/runtime/sessionRuntime.ts';
-import { startSidecarServer } from '../packages/claude-sdk-sidecar/src/server/sidecarServer.ts';
 import { type Figure, measuredFigure } from './figure.ts';
 import { ScriptedQuery } from './scriptedQuery.ts';
 import { percentile, rounded } from './stats.ts';

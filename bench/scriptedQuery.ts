@@ -1,6 +1,6 @@
 import type { HookCallbackMatcher, SDKMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
-import type { SdkFixtureEntry } from '../packages/claude-sdk-sidecar/src/projection/fixtures/sdkFixtures.ts';
-import type { ClaudeQuery, QueryParams } from '../packages/claude-sdk-sidecar/src/runtime/claudeQuery.ts';
+import type { ClaudeQuery, QueryParams } from '@outrigger/claude-sdk-sidecar';
+import type { SdkFixtureEntry } from '@outrigger/claude-sdk-sidecar/bench';
 
 /**
  * A stand-in for the SDK `Query` that answers every prompt with a captured Claude Code turn, the way the

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { spawnSidecarProcess } from '../bin/commands/sidecarProcess.ts';
+import { spawnSidecarProcess } from '@outrigger/claude-sdk-sidecar/process';
 import type { BenchModel } from './benchModel.ts';
 import { type Figure, measuredFigure } from './figure.ts';
 import { nextEvent, turnTerminal } from './sidecarTurns.ts';

@@ -1,5 +1,5 @@
+import type { SidecarProcess } from '@outrigger/claude-sdk-sidecar/process';
 import type { SidecarEvent } from '@outrigger/protocol';
-import type { SidecarProcess } from '../bin/commands/sidecarProcess.ts';
 
 const TERMINAL_TYPES: ReadonlySet<string> = new Set(['turn_completed', 'turn_failed', 'turn_canceled']);
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Options, query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
-import { spawnSidecarProcess } from '../bin/commands/sidecarProcess.ts';
-import { PromptQueue } from '../packages/claude-sdk-sidecar/src/runtime/promptQueue.ts';
+import { PromptQueue } from '@outrigger/claude-sdk-sidecar/bench';
+import { spawnSidecarProcess } from '@outrigger/claude-sdk-sidecar/process';
 import type { BenchModel } from './benchModel.ts';
 import { type Figure, measuredFigure } from './figure.ts';
 import { turnTerminal } from './sidecarTurns.ts';

@@ -4,18 +4,21 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, styleText } from 'node:util';
+import { type SidecarProcess, spawnSidecarProcess } from '@outrigger/claude-sdk-sidecar/process';
 import type { StartResult } from '@outrigger/protocol';
 import { createChatRenderer } from './chatRenderer.ts';
 import { ChatSession } from './chatSession.ts';
 import { LineReader } from './lineReader.ts';
 import { openModelBackend } from './modelBackend.ts';
-import { type SidecarProcess, spawnSidecarProcess } from './sidecarProcess.ts';
 
 const DEFAULT_DATA_DIR = fileURLToPath(new URL('../../.data', import.meta.url));
 
 /** Claude Code's first start in a fresh config dir can take a while on a busy machine. */
 const START_TIMEOUT_MS = 120_000;
 const CLOSE_TIMEOUT_MS = 15_000;
+const REQUEST_TIMEOUT_MS = 60_000;
+/** Sidecar stderr lines shown when it fails. */
+const STDERR_TAIL_LINES = 20;
 
 export const START_USAGE = `usage: outrigger start [--cwd DIR] [--data-dir DIR]
 
@@ -64,14 +67,14 @@ async function chat(options: { dataDir: string; cwd: string }): Promise<number> 
       backend.kind === 'demo' ? styleText(['bold', 'yellow'], backend.headline, { stream: stdout }) : backend.headline,
     );
     for (const line of backend.notice) renderer.line(line);
-    sidecar = await spawnSidecarProcess({ env: backend.sidecarEnv });
+    sidecar = await spawnSidecarProcess({ env: backend.sidecarEnv, requestTimeoutMs: REQUEST_TIMEOUT_MS });
     const { client } = sidecar;
     const agentSessionId = randomUUID();
     try {
       await client.request<StartResult>('start', { agentSessionId, cwd: options.cwd }, { timeoutMs: START_TIMEOUT_MS });
     } catch (error) {
       renderer.line(`Claude Code did not start: ${error instanceof Error ? error.message : String(error)}`);
-      for (const line of sidecar.stderrTail()) renderer.line(`  ${line}`);
+      for (const line of sidecar.stderrLines.slice(-STDERR_TAIL_LINES)) renderer.line(`  ${line}`);
       return 1;
     }
     renderer.line(`Claude Code is ready in ${options.cwd}. /help for commands; Ctrl-C cancels a turn.`);
@@ -114,7 +117,7 @@ async function chat(options: { dataDir: string; cwd: string }): Promise<number> 
     }
     if (client.closed) {
       renderer.line('The sidecar exited unexpectedly. Its last diagnostics:');
-      for (const line of sidecar.stderrTail()) renderer.line(`  ${line}`);
+      for (const line of sidecar.stderrLines.slice(-STDERR_TAIL_LINES)) renderer.line(`  ${line}`);
       return 1;
     }
     await client.request('close', { agentSessionId }, { timeoutMs: CLOSE_TIMEOUT_MS }).catch((error: unknown) => {
@@ -122,7 +125,7 @@ async function chat(options: { dataDir: string; cwd: string }): Promise<number> 
     });
     return 0;
   } finally {
-    await sidecar?.stop(CLOSE_TIMEOUT_MS);
+    await sidecar?.stop({ timeoutMs: CLOSE_TIMEOUT_MS });
     await backend.close();
   }
 }

@@ -1,3 +1,4 @@
+export * from './process/index.ts';
 export type { ClaudeQuery, QueryFactory, QueryParams } from './runtime/claudeQuery.ts';
 export type { TurnIdentityRequest, TurnIdentityResolver } from './runtime/providerTurnIdentity.ts';
 export { QueryShutdownTimeoutError } from './runtime/queryGeneration.ts';

@@ -122,7 +122,7 @@ before(async () => {
 });
 
 after(async () => {
-  sidecar?.kill();
+  await sidecar?.stop();
   await mock?.close();
   await home?.cleanup();
 });
@@ -375,8 +375,7 @@ test('in default mode a Bash call asks for approval after the identity, and runs
 test('malformed and oversized lines are answered with errors and the process keeps serving', async () => {
   const from = sidecar.events.length;
   const oversized = `{"version":10,"id":"huge","type":"exec","payload":{"pad":"${'x'.repeat(17 * 1024 * 1024)}"}}`;
-  sidecar.writeLine('{"version":10,');
-  sidecar.writeLine(oversized);
+  sidecar.writeLines(['{"version":10,', oversized]);
   const errors = () => sidecar.events.slice(from).filter((event) => event.type === 'error');
   await sidecar.waitForEvent((event) => event.type === 'error' && /exceeds/.test(event.payload.error), {
     fromIndex: from,
@@ -410,7 +409,7 @@ test('the stateless inspect_fork_checkpoints lists the provider turns of every c
 
 test('close answers ok and the end of input exits 0 without stray stdout', async () => {
   await sidecar.request('close', { agentSessionId: SESSION });
-  assert.equal(await sidecar.close(), 0);
+  assert.deepEqual(await sidecar.stop(), { code: 0, signal: null });
   assert.deepEqual(sidecar.protocolErrors, [], 'stdout carried protocol lines only');
   assert.deepEqual(mock.unmatched, []);
   const leaked = sidecar.stderrLines.filter((line) =>

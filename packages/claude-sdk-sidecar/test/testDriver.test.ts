@@ -17,7 +17,7 @@ before(async () => {
   });
 });
 
-after(() => sidecar?.kill());
+after(() => sidecar?.stop());
 
 function turnEvents(turnId: string): SidecarEvent[] {
   return sidecar.events.filter((event) => 'turnId' in event.payload && event.payload.turnId === turnId);
@@ -145,7 +145,7 @@ test('exit-plan captures the plan when a mode is chosen and fails when planning 
 
 test('close answers ok and the end of input exits 0', async () => {
   await sidecar.request('close', { agentSessionId: SESSION });
-  assert.equal(await sidecar.close(), 0);
+  assert.deepEqual(await sidecar.stop(), { code: 0, signal: null });
   assert.deepEqual(sidecar.protocolErrors, []);
   assert.deepEqual(sidecar.stderrLines, []);
 });

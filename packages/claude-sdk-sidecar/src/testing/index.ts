@@ -1,3 +1,5 @@
 export { FakeClaudeQuery, fakeQueryFactory } from './fakeClaudeQuery.ts';
+export { isAlive, pollUntil, processesMatching, processGroupMembers, youngestChild } from './processTree.ts';
 export * from './sdkMessageBuilders.ts';
-export { type SpawnedSidecar, type SpawnSidecarOptions, spawnSidecar, type WaitOptions } from './spawnSidecar.ts';
+export { type SpawnedSidecar, spawnSidecar } from './spawnSidecar.ts';
+export { type WaitOptions, waitForMatch } from './waitForMatch.ts';

@@ -19,7 +19,7 @@ export interface ContinuityRig {
   readonly mock: MockAnthropic;
   readonly home: ClaudeTestHome;
   readonly sidecar: SpawnedSidecar;
-  /** Closes the session(s), ends the process (killing it if it hangs), stops the mock, removes the home. */
+  /** Closes the session(s), stops the process (killing it if it hangs), stops the mock, removes the home. */
   dispose(agentSessionIds: readonly string[]): Promise<void>;
 }
 
@@ -48,9 +48,8 @@ export async function startContinuityRig(options: ContinuityRigOptions): Promise
         for (const agentSessionId of agentSessionIds) {
           await sidecar.request('close', { agentSessionId }, { timeoutMs: 15_000 }).catch(() => undefined);
         }
-        await sidecar.close(10_000).catch(() => undefined);
       } finally {
-        sidecar.kill();
+        await sidecar.stop({ timeoutMs: 10_000 });
         await mock.close();
         await home.cleanup();
       }

@@ -27,7 +27,7 @@ export interface ControlSession {
   disposition(turnId: string, requestId: string, expected: InteractionAnswer): Promise<Answer>;
   /** Events of `type` for `turnId`, in order. */
   eventsOf(type: string, turnId: string): LoggedLine[];
-  waitForEvent(type: string, turnId: string, options?: { timeoutMs?: number; from?: number }): Promise<LoggedLine>;
+  waitForEvent(type: string, turnId: string, options?: { timeoutMs?: number; fromIndex?: number }): Promise<LoggedLine>;
   /** Resolves with the turn's first terminal event (turn_completed, turn_failed or turn_canceled). */
   waitForTerminal(turnId: string, timeoutMs?: number): Promise<LoggedLine>;
   close(): Promise<void>;
@@ -41,9 +41,8 @@ export async function openControlSession(options: { startEnv?: Record<string, st
   let sidecar: ControlSidecar | undefined;
   const cleanup = async (): Promise<void> => {
     try {
-      await sidecar?.close();
+      await sidecar?.stop();
     } finally {
-      sidecar?.kill();
       await model.close();
       await home.cleanup();
     }

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 interface ProcessInfo {
   readonly pid: number;
   readonly parentPid: number;
+  readonly groupId: number;
   /** Clock ticks since boot; orders siblings by age. */
   readonly startTime: number;
   readonly commandLine: string;
@@ -18,7 +19,13 @@ function readProcess(pid: number): ProcessInfo | undefined {
     const state = fields[0];
     if (state === 'Z' || state === 'X') return undefined;
     const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
-    return { pid, parentPid: Number(fields[1]), startTime: Number(fields[19]), commandLine };
+    return {
+      pid,
+      parentPid: Number(fields[1]),
+      groupId: Number(fields[2]),
+      startTime: Number(fields[19]),
+      commandLine,
+    };
   } catch {
     return undefined;
   }
@@ -38,6 +45,13 @@ function allProcesses(): ProcessInfo[] {
 export function processesMatching(needle: string): number[] {
   return allProcesses()
     .filter((info) => info.commandLine.includes(needle))
+    .map((info) => info.pid);
+}
+
+/** Live (non-zombie) processes of the process group `groupId`. */
+export function processGroupMembers(groupId: number): number[] {
+  return allProcesses()
+    .filter((info) => info.groupId === groupId)
     .map((info) => info.pid);
 }
 

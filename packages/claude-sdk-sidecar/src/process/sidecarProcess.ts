@@ -1,0 +1,221 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import {
+  createStdioLineTransport,
+  isPlainObject,
+  type LineTransport,
+  parseSidecarLine,
+  type RequestOptions,
+  type RequestType,
+  SidecarClient,
+} from '@outrigger/protocol';
+import { captureLines } from './lineCapture.ts';
+import { signalProcessGroup } from './processGroup.ts';
+import { parseSidecarDiagnostic, type SidecarDiagnostic } from './sidecarDiagnostic.ts';
+
+const MAIN_PATH = fileURLToPath(new URL('../main.ts', import.meta.url));
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_STDERR_LINES = 500;
+const MAX_STDERR_LINE_LENGTH = 8_192;
+const DEFAULT_STOP_TIMEOUT_MS = 10_000;
+/** How long a SIGTERMed sidecar gets to close its sessions before its whole group is killed. */
+const TERMINATE_GRACE_MS = 2_000;
+
+export interface SidecarProcessOptions {
+  /** The sidecar's complete environment (nothing is inherited); its Claude Code children inherit it. */
+  env: Readonly<Record<string, string | undefined>>;
+  cwd?: string;
+  /** Per-request deadline unless a request names its own. Default 30 s. */
+  requestTimeoutMs?: number;
+  /** Stderr lines kept, newest last. Default 500. */
+  maxStderrLines?: number;
+  /** Keep every stdout message in `log`. Off by default: a long-lived sidecar's log would grow without bound. */
+  keepLog?: boolean;
+}
+
+/** One message the sidecar wrote to stdout: an event, or a response (`ok`/`error`) carrying its request id. */
+export interface SidecarLogEntry {
+  /** Position among all the messages this sidecar wrote, to order responses against events. */
+  readonly index: number;
+  readonly type: string;
+  readonly id: string | undefined;
+  readonly payload: Record<string, unknown>;
+}
+
+export interface SidecarExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+export interface SidecarRequestLine {
+  readonly type: RequestType;
+  readonly payload: Record<string, unknown>;
+}
+
+/** A request on its way, with the id its response will carry. */
+export interface SentRequest<T = unknown> {
+  readonly id: string;
+  /** Settles like `SidecarClient.request`: the `ok` payload, or a `SidecarRequestError`. */
+  readonly response: Promise<T>;
+}
+
+/** A `node src/main.ts` child in its own process group, driven over stdio by the protocol client. */
+export interface SidecarProcess {
+  readonly pid: number;
+  readonly client: SidecarClient;
+  /** Every stdout message in wire order when `keepLog` is set; empty otherwise. */
+  readonly log: readonly SidecarLogEntry[];
+  /** The last `maxStderrLines` stderr lines. Never echoed anywhere: only ids and counts belong in them. */
+  readonly stderrLines: readonly string[];
+  readonly exited: Promise<SidecarExit>;
+  /** Calls `listener` with each stdout message, before the client handles it. */
+  onLogEntry(listener: (entry: SidecarLogEntry) => void): () => void;
+  /** The `PREFIX <json>` records among the kept stderr lines, of one prefix when given. */
+  diagnostics(prefix?: string): SidecarDiagnostic[];
+  request<T = unknown>(type: RequestType, payload: Record<string, unknown>, options?: RequestOptions): Promise<T>;
+  send<T = unknown>(type: RequestType, payload: Record<string, unknown>, options?: RequestOptions): SentRequest<T>;
+  /** Sends the requests in one stdin chunk, so the sidecar reads them in the same tick. */
+  sendTogether(requests: readonly SidecarRequestLine[], options?: RequestOptions): SentRequest[];
+  /** Writes raw lines to stdin in one chunk (malformed-input tests). */
+  writeLines(lines: readonly string[]): void;
+  /**
+   * Ends stdin, which makes the sidecar close every session and exit. When it has not exited within
+   * `timeoutMs` it gets SIGTERM, then its whole process group SIGKILL; whatever it left in its group is
+   * killed too, so no Claude Code child outlives it. Calling it again returns the same exit.
+   */
+  stop(options?: { timeoutMs?: number }): Promise<SidecarExit>;
+}
+
+export async function spawnSidecarProcess(options: SidecarProcessOptions): Promise<SidecarProcess> {
+  const child = spawn(process.execPath, [MAIN_PATH], {
+    env: options.env,
+    cwd: options.cwd,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    // Its own process group: a terminal's Ctrl-C belongs to whoever runs it, and `stop()` can reach every
+    // Claude Code child it started in one signal.
+    detached: true,
+  });
+  const exited = new Promise<SidecarExit>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  await once(child, 'spawn');
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('the sidecar process has no pid');
+
+  const stderrLines = captureLines(child.stderr, {
+    maxLines: options.maxStderrLines ?? DEFAULT_MAX_STDERR_LINES,
+    maxLineLength: MAX_STDERR_LINE_LENGTH,
+  });
+
+  const log: SidecarLogEntry[] = [];
+  const logListeners = new Set<(entry: SidecarLogEntry) => void>();
+  let written = 0;
+  const record = (line: string): void => {
+    const parsed = parseSidecarLine(line);
+    if (parsed.kind !== 'message') return;
+    const { type, id, payload } = parsed.message;
+    const entry: SidecarLogEntry = { index: written++, type, id, payload: isPlainObject(payload) ? payload : {} };
+    if (options.keepLog) log.push(entry);
+    for (const listener of logListeners) listener(entry);
+  };
+
+  // The client asks for an id as it sends; `send` hands it the one it already told its caller.
+  let nextRequestId: string | undefined;
+  const client = new SidecarClient(
+    tapLines(createStdioLineTransport({ input: child.stdout, output: child.stdin }), record),
+    {
+      defaultTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      createRequestId: () => {
+        const id = nextRequestId ?? randomUUID();
+        nextRequestId = undefined;
+        return id;
+      },
+    },
+  );
+
+  const send = <T>(type: RequestType, payload: Record<string, unknown>, requestOptions?: RequestOptions) => {
+    const id = randomUUID();
+    nextRequestId = id;
+    return { id, response: client.request<T>(type, payload, requestOptions) };
+  };
+
+  let stopped: Promise<SidecarExit> | undefined;
+  const stop = async (timeoutMs: number): Promise<SidecarExit> => {
+    await client.close();
+    // Nothing reads stdout any more; draining it keeps a sidecar that is still writing from blocking.
+    child.stdout.resume();
+    if (!(await settlesWithin(exited, timeoutMs))) {
+      child.kill('SIGTERM');
+      if (!(await settlesWithin(exited, TERMINATE_GRACE_MS))) signalProcessGroup(pid, 'SIGKILL');
+    }
+    const exit = await exited;
+    signalProcessGroup(pid, 'SIGKILL');
+    return exit;
+  };
+
+  return {
+    pid,
+    client,
+    log,
+    stderrLines,
+    exited,
+    onLogEntry: (listener) => {
+      logListeners.add(listener);
+      return () => {
+        logListeners.delete(listener);
+      };
+    },
+    diagnostics: (prefix) =>
+      stderrLines.flatMap((line) => {
+        const diagnostic = parseSidecarDiagnostic(line);
+        return diagnostic && (prefix === undefined || diagnostic.prefix === prefix) ? [diagnostic] : [];
+      }),
+    request: (type, payload, requestOptions) => client.request(type, payload, requestOptions),
+    send,
+    sendTogether: (requests, requestOptions) => {
+      child.stdin.cork();
+      try {
+        return requests.map((request) => send(request.type, request.payload, requestOptions));
+      } finally {
+        child.stdin.uncork();
+      }
+    },
+    writeLines: (lines) => {
+      if (child.stdin.writableEnded || child.stdin.destroyed) return;
+      child.stdin.write(lines.map((line) => `${line}\n`).join(''));
+    },
+    stop: (stopOptions = {}) => {
+      stopped ??= stop(stopOptions.timeoutMs ?? DEFAULT_STOP_TIMEOUT_MS);
+      return stopped;
+    },
+  };
+}
+
+async function settlesWithin(promise: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  const timer = new AbortController();
+  try {
+    return await Promise.race([promise.then(() => true), delay(timeoutMs, false, { signal: timer.signal })]);
+  } finally {
+    timer.abort();
+  }
+}
+
+/** Hands every received line to `record` before the client sees it, so log order is wire order. */
+function tapLines(inner: LineTransport, record: (line: string) => void): LineTransport {
+  return {
+    start: (handlers) =>
+      inner.start({
+        ...handlers,
+        onLine: (line) => {
+          record(line);
+          handlers.onLine(line);
+        },
+      }),
+    send: (line) => inner.send(line),
+    close: () => inner.close(),
+  };
+}
