@@ -45,4 +45,20 @@ describe('BackgroundTaskLedger', () => {
     assert.equal(ledger.delegatedRunningCount, 0);
     assert.equal(ledger.counts().backgroundTasksRunningCount, 0);
   });
+
+  it('a task runs while live or a started delegated task, until its terminal edge; tool calls map to their task', () => {
+    const ledger = new BackgroundTaskLedger();
+    ledger.replaceLevel([{ taskId: 'bash-1', taskType: 'local_bash' }]);
+    ledger.started('bash-1', 'local_bash', 'toolu_bash');
+    ledger.started('agent-1', 'local_agent', 'toolu_agent');
+    assert.equal(ledger.isRunning('bash-1'), true);
+    assert.equal(ledger.isRunning('agent-1'), true, 'a delegated task runs from its task_started');
+    assert.equal(ledger.isRunning('unknown'), false);
+    assert.equal(ledger.taskOfToolCall('toolu_agent'), 'agent-1');
+    assert.equal(ledger.taskOfToolCall('toolu_other'), undefined);
+    ledger.ended('bash-1', 'completed');
+    ledger.ended('agent-1', 'stopped');
+    assert.equal(ledger.isRunning('bash-1'), false);
+    assert.equal(ledger.isRunning('agent-1'), false);
+  });
 });

@@ -29,6 +29,8 @@ export class BackgroundTaskLedger {
   readonly #observed = new Set<string>();
   readonly #ended = new Set<string>();
   readonly #delegated = new Map<string, DelegatedStatus>();
+  /** The task each launching tool call (Bash `run_in_background`, Agent) started, by tool_use id. */
+  readonly #taskOfToolCall = new Map<string, string>();
 
   get liveCount(): number {
     return this.#live.size;
@@ -51,8 +53,20 @@ export class BackgroundTaskLedger {
     return change;
   }
 
-  started(taskId: string, taskType: string | undefined): void {
+  started(taskId: string, taskType: string | undefined, toolUseId?: string): void {
     if (taskType === DELEGATED_TASK_TYPE) this.#noteDelegated(taskId);
+    if (toolUseId !== undefined) this.#taskOfToolCall.set(toolUseId, taskId);
+  }
+
+  /** True while the task is live or a started delegated task, and no terminal edge was seen for it. */
+  isRunning(taskId: string): boolean {
+    if (this.#ended.has(taskId)) return false;
+    return this.#live.has(taskId) || this.#delegated.get(taskId) === 'running';
+  }
+
+  /** The task a tool call launched, if a `task_started` named it. */
+  taskOfToolCall(toolUseId: string): string | undefined {
+    return this.#taskOfToolCall.get(toolUseId);
   }
 
   /** A terminal edge; true when it ended the last running delegated task. */

@@ -490,6 +490,21 @@ describe('BackgroundTaskLifecycle: start timeout', () => {
     ]);
   });
 
+  it('lifts the fence of a failed root result when the next user turn of the same Query activates', () => {
+    const { lifecycle, turns, take } = setup();
+    turns.startUserTurn('turn-1');
+    lifecycle.observe(level(['agent-1', 'local_agent']));
+    assert.equal(lifecycle.onRootResult(FAILURE), 'settle');
+    turns.active = undefined;
+    turns.startUserTurn('turn-2');
+    lifecycle.onUserTurnActivated();
+    take();
+    lifecycle.observe(taskNotification('agent-1'));
+    assert.equal(lifecycle.onRootResult(SUCCESS), 'retain', 'the notification owes turn-2 a follow-up');
+    lifecycle.observe(idle());
+    assert.deepEqual(take(), [['turn_completed', { turnId: 'turn-2', stopReason: 'background_agent_idle' }]]);
+  });
+
   it('stops rejecting when a real user turn activates', () => {
     const { lifecycle, timers } = setup({ startTimeoutMs: 10 });
     lifecycle.observe(taskNotification('sh'));
@@ -511,6 +526,19 @@ describe('BackgroundTaskLifecycle: exec, cancel, reset', () => {
       ['turn_started', { turnId: 'synthetic-1', synthetic: true }],
       ['turn_completed', { turnId: 'synthetic-1', stopReason: 'background_agent' }],
     ]);
+  });
+
+  it('rejects the rest of a continuation closed by exec, up to its result, until the user turn activates', () => {
+    const { lifecycle } = setup();
+    lifecycle.observe(taskNotification('sh'));
+    lifecycle.onExec();
+    assert.equal(lifecycle.isRejectingTimedOutContinuation(), true, 'the rest of the follow-up is nobody output');
+    assert.equal(lifecycle.rejectLateRootResult(), true, "the follow-up's own result is dropped");
+    assert.equal(lifecycle.rejectLateRootResult(), false, 'only that one');
+    lifecycle.observe(taskNotification('sh2'));
+    lifecycle.onExec();
+    lifecycle.onUserTurnActivated();
+    assert.equal(lifecycle.isRejectingTimedOutContinuation(), false, 'the user prompt echo ends the rejection');
   });
 
   it('leaves an ordinary active turn alone on exec', () => {

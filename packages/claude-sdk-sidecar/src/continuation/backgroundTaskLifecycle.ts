@@ -131,22 +131,34 @@ export class BackgroundTaskLifecycle {
     return true;
   }
 
-  /** While true, output that is not a user prompt echo must not activate a Turn or open a synthetic one. */
+  /**
+   * While true (a continuation timed out or was closed by an exec), output that is not a user prompt echo
+   * must not activate a Turn or open a synthetic one.
+   */
   isRejectingTimedOutContinuation(): boolean {
     return this.#rejecting;
   }
 
-  /** A real user prompt echo activated its Turn: whatever the timed-out continuation left is over. */
+  /**
+   * A real user prompt echo activated its Turn: whatever the timed-out continuation left is over, and the
+   * Query (kept across turns) starts a new root run that an earlier failed result no longer fences.
+   */
   onUserTurnActivated(): void {
     this.#rejecting = false;
+    this.#rootSucceeded = undefined;
   }
 
-  /** A new `exec` closes a synthetic continuation Turn: the user's prompt takes over. */
+  /**
+   * A new `exec` closes a synthetic continuation Turn: the user's prompt takes over. The Query stays, and
+   * the prompt runs after the follow-up, so the rest of the follow-up up to its result is rejected like
+   * the output of a timed-out continuation: it is nobody's output.
+   */
   onExec(): void {
     const active = this.#turns.activeTurn();
     if (!active?.synthetic) return;
     this.#clearContinuation();
     this.#turns.completeTurn(active.turnId, 'background_agent');
+    this.#rejecting = true;
   }
 
   /** A cancel retires the Query: no continuation may follow from what it left behind. */
@@ -159,6 +171,16 @@ export class BackgroundTaskLifecycle {
   /** True while background tasks run or a follow-up is owed: retiring the Query now would lose them. */
   hasBackgroundWork(): boolean {
     return this.#ledger.liveCount > 0 || this.#continuationPending() || this.#awaited !== undefined;
+  }
+
+  /**
+   * The running task a `stop_task` means: the task id itself, else the task its tool call launched.
+   * Undefined when neither names a task that still runs (Claude Code acknowledges any id, so asking it
+   * proves nothing).
+   */
+  runningTask(taskId: string, toolCallId: string): string | undefined {
+    const candidate = taskId || (toolCallId ? this.#ledger.taskOfToolCall(toolCallId) : undefined);
+    return candidate && this.#ledger.isRunning(candidate) ? candidate : undefined;
   }
 
   /** A new Query generation (or session close): nothing carries over. */
@@ -178,7 +200,9 @@ export class BackgroundTaskLifecycle {
         return;
       case 'task_started': {
         const taskId = nonEmptyString(message.task_id);
-        if (taskId) this.#ledger.started(taskId, nonEmptyString(message.task_type));
+        if (taskId) {
+          this.#ledger.started(taskId, nonEmptyString(message.task_type), nonEmptyString(message.tool_use_id));
+        }
         return;
       }
       case 'task_updated': {

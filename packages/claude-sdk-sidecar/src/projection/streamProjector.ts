@@ -19,6 +19,8 @@ export interface StreamProjector {
   postToolUse(input: PostToolUseHookInput, toolUseId: string | undefined, turnId: string): void;
   /** A successful root result: close the `run_in_background` launch calls still open. */
   completeBackgroundLaunches(turnId: string): void;
+  /** The turn ended abnormally: its open tool calls fail with this error (once each). */
+  failOpenToolCalls(turnId: string, error: string): void;
   /** A new Query generation: in-flight stream and tool state of the old one is dropped. */
   reset(): void;
 }
@@ -205,6 +207,10 @@ export function createStreamProjector({ emit }: StreamProjectorOptions): StreamP
 
     completeBackgroundLaunches(turnId) {
       tools.completeBackgroundLaunches(turnId);
+    },
+
+    failOpenToolCalls(turnId, error) {
+      tools.failOpen(turnId, error);
     },
 
     reset() {

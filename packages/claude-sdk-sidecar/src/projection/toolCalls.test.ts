@@ -139,3 +139,33 @@ test('without a turn nothing is emitted, but the call is still tracked to its co
     ['tool_completed'],
   );
 });
+
+test('failOpen ends the running calls of that turn once each; a late canonical result is dropped', () => {
+  const { events, tools } = setup();
+  tools.assistantToolUse(
+    { type: 'tool_use', id: 'run', name: 'Bash', input: { command: 'sleep 30' } },
+    undefined,
+    TURN,
+  );
+  tools.assistantToolUse({ type: 'tool_use', id: 'other', name: 'Read', input: {} }, undefined, 'turn-2');
+  tools.assistantToolUse({ type: 'tool_use', id: 'plan', name: 'TodoWrite', input: { todos: [] } }, undefined, TURN);
+  tools.hookResult('plan', 'TodoWrite', { todos: [] }, {}, undefined, TURN);
+  tools.streamMessageStart();
+  tools.streamBlockStart(0, { type: 'tool_use', id: 'unfinished', name: 'Write', input: {} }, TURN);
+  const before = events.length;
+
+  tools.failOpen(TURN, 'Tool use aborted');
+  tools.failOpen(TURN, 'Tool use aborted');
+  tools.result({ type: 'tool_result', tool_use_id: 'run', content: 'late' }, undefined, undefined, TURN);
+
+  const closed = events.slice(before);
+  assert.deepEqual(
+    closed.map((event) => [event.type, event.payload.toolCallId, event.payload.error]),
+    [['tool_failed', 'run', 'Tool use aborted']],
+    'only the announced, not yet completed call of that turn fails, and only once',
+  );
+  assert.equal(closed[0]?.payload.status, 'failed');
+  assert.equal(metadata(closed[0]?.payload).interrupted, true);
+  tools.result({ type: 'tool_result', tool_use_id: 'other', content: 'ok' }, undefined, undefined, 'turn-2');
+  assert.equal(events.at(-1)?.type, 'tool_completed', 'the call of another turn still completes canonically');
+});

@@ -146,6 +146,19 @@ export class ToolCalls {
     }
   }
 
+  /**
+   * The turn ended without Claude Code closing its calls (a cancel, a dead child, a failed result): each
+   * call it announced ends here with `tool_failed`, so no tool card runs forever and every tool_use has
+   * one result. A call the PostToolUse hook already completed keeps that completion; a canonical result
+   * arriving later is dropped like any duplicate.
+   */
+  failOpen(turnId: string, error: string): void {
+    for (const tool of [...this.#calls.values()]) {
+      if (tool.turnId !== turnId || !tool.started || tool.hookCompleted) continue;
+      this.#complete(tool, { isError: true, text: error }, turnId, { interrupted: true });
+    }
+  }
+
   reset(): void {
     this.#calls.clear();
     this.#streamed = [];

@@ -4,12 +4,14 @@ import type { StreamProjector } from '../projection/index.ts';
 import { isAuthenticationRejection } from './authRejection.ts';
 import { lifecycleObservation } from './lifecycleObservation.ts';
 import type { QueryGeneration } from './queryGeneration.ts';
+import { RecentKeys } from './recentKeys.ts';
 import {
   durableCheckpointUuid,
   isRootMessage,
   messageUuid,
   type RootPromptEcho,
   rootPromptEcho,
+  systemSubtype,
 } from './sdkMessages.ts';
 import type { RuntimeTurn, TurnLifecycle } from './turnLifecycle.ts';
 
@@ -27,6 +29,13 @@ export interface MessageRouterHost {
   observeTurnOutput(message: SDKMessage, turn: RuntimeTurn): void;
   /** Session-level facts (effective model, background work) from every message before it is routed. */
   observeSession(message: SDKMessage): void;
+  /**
+   * Goal evidence in every message, before the session sees it (an idle provider first reports what the
+   * transcript says about the Goal); a promise when the router must wait for it.
+   */
+  observeGoal(message: SDKMessage): Promise<void> | undefined;
+  /** Goal verdicts still in the transcript, read before a root result settles; a promise when there is work. */
+  drainGoalEvidence(): Promise<void> | undefined;
   /** A real user prompt activated its Turn. */
   onUserTurnActivated(turn: RuntimeTurn): void;
   /**
@@ -42,6 +51,8 @@ export interface MessageRouterHost {
  */
 export class MessageRouter {
   readonly #host: MessageRouterHost;
+  /** Root assistant messages already routed: Claude Code re-sends those it keeps across a compact boundary. */
+  readonly #routedAssistants = new RecentKeys(1024);
 
   constructor(host: MessageRouterHost) {
     this.#host = host;
@@ -52,6 +63,11 @@ export class MessageRouter {
     const turns = host.turns;
     const observation = lifecycleObservation(message, turns.active?.turnId);
     if (observation) host.emit('sdk_lifecycle_observed', observation);
+    const goalWork = host.observeGoal(message);
+    if (goalWork) {
+      await goalWork;
+      if (generation.revoked) return;
+    }
     host.observeSession(message);
 
     if (isAuthenticationRejection(message)) {
@@ -101,6 +117,7 @@ export class MessageRouter {
     const host = this.#host;
     const turns = host.turns;
     if (host.rejectsLateOutput(message)) return;
+    if (message.type === 'assistant' && isRootMessage(message) && !this.#routedAssistants.add(message.uuid)) return;
     let target = turns.outputTarget();
     if (!target) {
       if (message.type === 'assistant' && isRootMessage(message)) {
@@ -116,6 +133,11 @@ export class MessageRouter {
     turns.activate(target);
     host.observeTurnOutput(message, target);
     if (message.type === 'result' && isRootMessage(message)) {
+      const drained = host.drainGoalEvidence();
+      if (drained) {
+        await drained;
+        if (target.settled || target.canceling || generation.revoked) return;
+      }
       host.settleRootResult(message, target, generation);
       return;
     }
@@ -134,7 +156,18 @@ function gatedPhase(message: SDKMessage): DispatchPhase | undefined {
       return 'streaming';
     case 'tool_progress':
       return 'running_tool';
+    case 'system':
+      // Compaction runs before the prompt's echo (a `/compact` has none until it is done), yet it is that turn's.
+      return isCompactionProgress(message) ? 'streaming' : undefined;
     default:
       return undefined;
   }
+}
+
+function isCompactionProgress(message: SDKMessage): boolean {
+  const subtype = systemSubtype(message);
+  if (subtype === 'compact_boundary') return true;
+  if (subtype !== 'status') return false;
+  const record = message as Record<string, unknown>;
+  return record.status === 'compacting' || record.compact_result !== undefined;
 }

@@ -41,7 +41,8 @@ export class QueryGeneration {
   /** CLAUDE_CONFIG_DIR of the child, for transcript reads that must see what it wrote. */
   readonly claudeConfigDir: string | undefined;
   #revoked = false;
-  #revoke = new AbortController();
+  /** Ends the read in flight with `revokedSignal`, so a revoked generation never waits for its Query. */
+  #abandonRead: (() => void) | undefined;
   #consumption: Promise<void> | undefined;
 
   constructor(init: { id: number; query: ClaudeQuery; prompts: PromptQueue; claudeConfigDir?: string }) {
@@ -65,7 +66,8 @@ export class QueryGeneration {
     if (this.#revoked) return;
     this.#revoked = true;
     this.prompts.close();
-    this.#revoke.abort();
+    this.#abandonRead?.();
+    this.#abandonRead = undefined;
   }
 
   /**
@@ -142,14 +144,10 @@ export class QueryGeneration {
 
   async #consume(consume: MessageConsumer, onEnd: GenerationEndListener): Promise<void> {
     const iterator = this.query[Symbol.asyncIterator]();
-    const revoked = new Promise<typeof revokedSignal>((resolve) => {
-      if (this.#revoke.signal.aborted) resolve(revokedSignal);
-      this.#revoke.signal.addEventListener('abort', () => resolve(revokedSignal), { once: true });
-    });
     let failure: unknown;
     try {
       for (;;) {
-        const next = await Promise.race([iterator.next(), revoked]);
+        const next = await this.#nextOrRevoked(iterator);
         if (next === revokedSignal || this.#revoked) return;
         if (next.done) break;
         await consume(next.value, this);
@@ -160,6 +158,19 @@ export class QueryGeneration {
       failure = error;
     }
     onEnd(this, failure);
+  }
+
+  /**
+   * The next message, or `revokedSignal` once the generation is revoked. A fresh promise per read: racing
+   * every read against one long-lived promise would pile a reaction onto it per message for as long as the
+   * generation serves turns.
+   */
+  #nextOrRevoked(iterator: AsyncIterator<SDKMessage>): Promise<IteratorResult<SDKMessage> | typeof revokedSignal> {
+    if (this.#revoked) return Promise.resolve(revokedSignal);
+    return new Promise((resolve, reject) => {
+      this.#abandonRead = () => resolve(revokedSignal);
+      iterator.next().then(resolve, reject);
+    });
   }
 }
 

@@ -46,6 +46,8 @@ export interface RuntimeTimers {
   closeDrainTimeoutMs: number;
   /** How long a reserved background continuation may wait for its first output. */
   continuationStartTimeoutMs: number;
+  /** How long an idle session keeps its Query (and its Claude Code child) alive for the next turn. */
+  idleQueryTtlMs: number;
 }
 
 export const DEFAULT_RUNTIME_TIMERS: RuntimeTimers = {
@@ -53,11 +55,13 @@ export const DEFAULT_RUNTIME_TIMERS: RuntimeTimers = {
   identityRetry: DEFAULT_IDENTITY_RETRY,
   closeDrainTimeoutMs: 8_000,
   continuationStartTimeoutMs: DEFAULT_CONTINUATION_START_TIMEOUT_MS,
+  idleQueryTtlMs: 10 * 60_000,
 };
 
 /**
- * `OUTRIGGER_SIDECAR_RESULT_TIMEOUT_MS` and `OUTRIGGER_SIDECAR_CONTINUATION_TIMEOUT_MS` override the result
- * watchdog and the continuation start deadline (positive integer milliseconds; anything else is ignored).
+ * `OUTRIGGER_SIDECAR_RESULT_TIMEOUT_MS`, `OUTRIGGER_SIDECAR_CONTINUATION_TIMEOUT_MS` and
+ * `OUTRIGGER_SIDECAR_IDLE_QUERY_TTL_MS` override the result watchdog, the continuation start deadline and
+ * the idle Query TTL (positive integer milliseconds; anything else is ignored).
  */
 export function runtimeTimersFromEnv(env: NodeJS.ProcessEnv): RuntimeTimers {
   return {
@@ -65,6 +69,7 @@ export function runtimeTimersFromEnv(env: NodeJS.ProcessEnv): RuntimeTimers {
     resultTimeoutMs: positiveMs(env.OUTRIGGER_SIDECAR_RESULT_TIMEOUT_MS) ?? DEFAULT_RUNTIME_TIMERS.resultTimeoutMs,
     continuationStartTimeoutMs:
       positiveMs(env.OUTRIGGER_SIDECAR_CONTINUATION_TIMEOUT_MS) ?? DEFAULT_RUNTIME_TIMERS.continuationStartTimeoutMs,
+    idleQueryTtlMs: positiveMs(env.OUTRIGGER_SIDECAR_IDLE_QUERY_TTL_MS) ?? DEFAULT_RUNTIME_TIMERS.idleQueryTtlMs,
   };
 }
 

@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
-import { type EmitEvent, parseRequestPayload, type StartPayload } from '@outrigger/protocol';
+import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { withDiagnosticSinkForTest } from '../diagnostics/diagnosticLine.ts';
-import { ProviderTurnDiagnostics } from '../diagnostics/providerTurnDiagnostics.ts';
-import { TurnBindingResolutionError } from '../fork/turnBindingResolution.ts';
-import { type FakeClaudeQuery, fakeQueryFactory } from '../testing/fakeClaudeQuery.ts';
 import {
   apiRetry,
   assistantText,
@@ -21,108 +17,9 @@ import {
   textDelta,
   toolResultUser,
 } from '../testing/sdkMessageBuilders.ts';
-import type { TurnIdentityResolver } from './providerTurnIdentity.ts';
-import { SessionRuntime, type SessionRuntimeOptions } from './sessionRuntime.ts';
-
-interface Recorded {
-  type: string;
-  payload: Record<string, unknown>;
-}
+import { absent, execPayload, harness, startedWithTurn, startPayload, TERMINALS } from './sessionRuntimeHarness.ts';
 
 const OUTPUT_EVENTS = new Set(['assistant_delta', 'assistant_completed', 'tool_started', 'usage_updated']);
-const TERMINALS = new Set(['turn_completed', 'turn_failed', 'turn_canceled']);
-
-function startPayload(fields: Record<string, unknown> = {}): StartPayload {
-  const parsed = parseRequestPayload('start', { agentSessionId: 's1', cwd: tmpdir(), ...fields });
-  if (!parsed.ok) throw new Error(parsed.error);
-  return parsed.value;
-}
-
-function execPayload(turnId: string, fields: Record<string, unknown> = {}) {
-  const parsed = parseRequestPayload('exec', {
-    agentSessionId: 's1',
-    turnId,
-    prompt: `prompt of ${turnId}`,
-    ...fields,
-  });
-  if (!parsed.ok) throw new Error(parsed.error);
-  return parsed.value;
-}
-
-const absent: TurnIdentityResolver = async () => {
-  throw new TurnBindingResolutionError('absent', {
-    transcriptMessageCount: 0,
-    rootUserMessageCount: 0,
-    matchingRootUserMessageCount: 0,
-    latestRootUserMessageId: undefined,
-  });
-};
-
-function harness(options: Partial<SessionRuntimeOptions> = {}) {
-  const events: Recorded[] = [];
-  const emit: EmitEvent = (type, payload) => {
-    events.push({ type, payload: payload as Record<string, unknown> });
-  };
-  const { factory, queries } = fakeQueryFactory();
-  const runtime = new SessionRuntime({
-    payload: startPayload(),
-    emit,
-    processEnv: { CLAUDE_CONFIG_DIR: join(tmpdir(), 'outrigger-no-such-config') },
-    queryFactory: factory,
-    resolveTurnIdentity: absent,
-    resolveStartOptions: async () => ({
-      queryOptions: {},
-      permissionMode: 'default',
-      basePermissionMode: 'default',
-      planMode: false,
-      canBypassPermissions: true,
-    }),
-    readSessionTitle: async () => undefined,
-    providerTurnDiagnostics: new ProviderTurnDiagnostics({ scheduleTimer: () => ({ unref() {}, cancel() {} }) }),
-    timers: {
-      resultTimeoutMs: 60_000,
-      closeDrainTimeoutMs: 1_000,
-      identityRetry: { initialDelayMs: 1, maxDelayMs: 5, deadlineMs: 300 },
-    },
-    ...options,
-  });
-  const query = (index = 0): FakeClaudeQuery => {
-    const found = queries[index];
-    if (!found) throw new Error(`no Query #${index} was created`);
-    return found;
-  };
-  const nextQuery = async (index: number): Promise<FakeClaudeQuery> => {
-    const deadline = Date.now() + 2_000;
-    while (!queries[index]) {
-      if (Date.now() > deadline) throw new Error(`Query #${index} was never created`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    return queries[index];
-  };
-  const waitFor = async (predicate: (event: Recorded) => boolean, description: string): Promise<Recorded> => {
-    const deadline = Date.now() + 2_000;
-    for (;;) {
-      const found = events.find(predicate);
-      if (found) return found;
-      if (Date.now() > deadline) {
-        throw new Error(`timed out waiting for ${description}; saw ${events.map((event) => event.type).join(', ')}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  };
-  const terminalOf = (turnId: string) =>
-    waitFor((event) => TERMINALS.has(event.type) && event.payload.turnId === turnId, `the terminal of ${turnId}`);
-  const indexOf = (predicate: (event: Recorded) => boolean) => events.findIndex(predicate);
-  return { runtime, events, queries, query, nextQuery, waitFor, terminalOf, indexOf };
-}
-
-async function startedWithTurn(h: ReturnType<typeof harness>, turnId = 't1', fields: Record<string, unknown> = {}) {
-  await h.runtime.start();
-  await h.runtime.exec(execPayload(turnId, fields));
-  const [prompt] = await h.query().waitForPrompts(1);
-  assert.ok(prompt?.uuid, 'the prompt carries a correlation uuid');
-  return prompt.uuid;
-}
 
 test('start emits session_started before answering and creates the first Query with sessionId', async () => {
   const h = harness();
@@ -368,19 +265,6 @@ test('host context leads the prompt content and images pass through as blocks', 
   await h.runtime.close();
 });
 
-test('an idle Query is retired before the next turn, which resumes', async () => {
-  const h = harness();
-  const correlation = await startedWithTurn(h);
-  h.query().push(promptEcho(correlation), assistantText('one'), successResult());
-  await h.terminalOf('t1');
-  await h.runtime.exec(execPayload('t2'));
-  const next = await h.nextQuery(1);
-  await next.waitForPrompts(1);
-  assert.ok(h.query().calls.includes('close'));
-  assert.equal(next.options.resume, h.runtime.providerSessionId);
-  await h.runtime.close();
-});
-
 test('close ends the session for good and fails what was still running', async () => {
   const h = harness();
   await startedWithTurn(h);
@@ -537,5 +421,55 @@ test('apply_settings applies live and reports the session state with the model c
   const [option] = state.payload.configOptions as { currentValue: string; options: unknown[] }[];
   assert.equal(option?.currentValue, 'claude-sonnet-test');
   assert.equal(option?.options.length, 2);
+  await h.runtime.close();
+});
+
+test("compaction before a prompt's echo belongs to that turn, published after its identity", async () => {
+  const h = harness({
+    resolveTurnIdentity: async (request) => ({
+      providerTurnId: request.correlationId,
+      providerCheckpointMessageId: request.correlationId,
+    }),
+  });
+  await withDiagnosticSinkForTest(async () => {
+    await startedWithTurn(h, 't1', { prompt: '/compact' });
+    const status = (fields: Record<string, unknown>) =>
+      ({ type: 'system', subtype: 'status', uuid: randomUUID(), session_id: 's', ...fields }) as unknown as SDKMessage;
+    h.query().push(status({ status: 'compacting' }), status({ status: null, compact_result: 'success' }));
+    h.query().push(successResult());
+    await h.terminalOf('t1');
+  });
+  const sequence = h.events
+    .filter((event) => event.type.startsWith('compact_') || event.type === 'provider_turn_identity_resolved')
+    .map((event) => [event.type, event.payload.turnId]);
+  assert.deepEqual(sequence, [
+    ['provider_turn_identity_resolved', 't1'],
+    ['compact_started', 't1'],
+    ['compact_completed', 't1'],
+  ]);
+  await h.runtime.close();
+});
+
+test('an assistant message Claude Code re-sends (same uuid) is history, not output of the later turn', async () => {
+  const h = harness();
+  const first = await startedWithTurn(h);
+  const answer = assistantText('the first answer');
+  h.query().push(promptEcho(first), answer, successResult());
+  await h.terminalOf('t1');
+  await h.runtime.exec(execPayload('t2'));
+  const prompts = await h.query().waitForPrompts(2);
+  const second = prompts[1]?.uuid;
+  assert.ok(second);
+  h.query().push(promptEcho(second), answer, assistantText('the second answer'), successResult());
+  await h.terminalOf('t2');
+  assert.deepEqual(
+    h.events
+      .filter((event) => event.type === 'assistant_completed')
+      .map((event) => [event.payload.turnId, event.payload.content]),
+    [
+      ['t1', 'the first answer'],
+      ['t2', 'the second answer'],
+    ],
+  );
   await h.runtime.close();
 });

@@ -14,6 +14,7 @@ import type {
   DispatchPhase,
   EmitEvent,
   ExecPayload,
+  GoalCommand,
   GuidePayload,
   InteractiveDispositionPayload,
   InteractiveResult,
@@ -23,6 +24,7 @@ import type {
   StopTaskResult,
   SubmitInteractivePayload,
 } from '@outrigger/protocol';
+import { goalCommandOf } from '@outrigger/protocol';
 import { resolveClaudeExecutable } from '../config/executablePath.ts';
 import { mapPermissionMode } from '../config/permissionMode.ts';
 import { buildQueryEnv } from '../config/settingsEnv.ts';
@@ -30,14 +32,19 @@ import type { ResolvedStartOptions } from '../config/startOptions.ts';
 import { BackgroundTaskLifecycle } from '../continuation/backgroundTaskLifecycle.ts';
 import { CancelDiagnostics, type QueryShutdownObserver } from '../diagnostics/cancelDiagnostics.ts';
 import { ProviderTurnDiagnostics, type ProviderTurnSnapshot } from '../diagnostics/providerTurnDiagnostics.ts';
+import { GoalExecQueue } from '../goals/goalExecQueue.ts';
+import { GoalProjection, type GoalTurn } from '../goals/goalProjection.ts';
+import { GoalTranscriptTail, sessionTranscriptPath } from '../goals/goalTranscript.ts';
 import { createCanUseTool } from '../interaction/canUseTool.ts';
 import { InteractiveRegistry } from '../interaction/interactiveRegistry.ts';
 import { SessionPermissionLedger } from '../interaction/sessionPermissionLedger.ts';
 import { createStreamProjector, type StreamProjector } from '../projection/index.ts';
 import type { RequestContext, SidecarSession } from '../server/sidecarSession.ts';
 import { AUTHENTICATION_REJECTED } from './authRejection.ts';
+import { CanceledTailQuarantine } from './canceledTailQuarantine.ts';
 import type { QueryFactory } from './claudeQuery.ts';
 import { usageAfterResult } from './contextUsage.ts';
+import { IdleQueryTimer } from './idleQueryTimer.ts';
 import { MessageRouter, type MessageRouterHost } from './messageRouter.ts';
 import { DEFAULT_MODEL, ModelCatalogue } from './modelCatalogue.ts';
 import { buildPromptContent } from './promptContent.ts';
@@ -45,7 +52,7 @@ import { PromptQueue } from './promptQueue.ts';
 import type { TurnIdentityResolver } from './providerTurnIdentity.ts';
 import { ProviderTurnIdentityBarrier } from './providerTurnIdentity.ts';
 import { describeQueryEnd } from './queryFailure.ts';
-import { QueryGeneration } from './queryGeneration.ts';
+import { QueryGeneration, type ShutdownOptions } from './queryGeneration.ts';
 import { isTerminalConnectionError, terminalForResult } from './resultSettlement.ts';
 import { ResultWatchdog } from './resultWatchdog.ts';
 import { readResumeCursor, resumeCursor } from './resumeCursor.ts';
@@ -59,8 +66,8 @@ import {
   type StartOptionsResolver,
   sdkQueryFactory,
 } from './runtimeDefaults.ts';
-import { asRecord, isRootMessage, stringField, systemSubtype } from './sdkMessages.ts';
-import { type RuntimeTurn, TurnLifecycle } from './turnLifecycle.ts';
+import { asRecord, isRootMessage, rootPromptEcho, stringField, systemSubtype } from './sdkMessages.ts';
+import { type RuntimeTurn, TurnLifecycle, type TurnTerminal } from './turnLifecycle.ts';
 
 export interface SessionRuntimeOptions {
   payload: StartPayload;
@@ -79,6 +86,15 @@ const SESSION_ENDED = 'Claude SDK session ended';
 const CONNECTION_LOST = 'Claude SDK connection lost';
 const SESSION_CLOSED = 'Claude SDK session closed';
 const QUERY_CLOSED = 'Claude SDK query is closed';
+/** What a pending approval and a running tool call end with when their turn is canceled. */
+const TOOL_USE_ABORTED = 'Tool use aborted';
+
+/** An `exec` with Goal fields, waiting in the Goal queue for its batch. */
+interface GoalExec {
+  readonly turnId: string;
+  readonly command: GoalCommand;
+  readonly payload: ExecPayload;
+}
 
 /**
  * One Agent Session on the real SDK. It owns the Turn queue and at most one live Query generation, and
@@ -108,6 +124,22 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   readonly #catalogue = new ModelCatalogue();
   readonly #identityWarnings = new Map<string, () => void>();
   readonly #assistantErrors = new Map<string, string>();
+  readonly #idleQuery: IdleQueryTimer;
+  /** Generations being shut down in the background (retired or detached); close waits for them. */
+  readonly #stopping = new Set<Promise<unknown>>();
+  readonly #goalQueue: GoalExecQueue<GoalExec>;
+  readonly #goals: GoalProjection;
+  readonly #goalTail = new GoalTranscriptTail();
+  /**
+   * Whether Goal evidence can exist: a restored session, a Goal command or an `active_goal` message. Until
+   * then no turn pays for reading the transcript.
+   */
+  #goalsInPlay: boolean;
+  #lastSettledTurn: RuntimeTurn | undefined;
+  /** Config dir, cwd and session id of the transcript the Goal tail follows. */
+  #followedTranscript: string | undefined;
+  /** A cancel retired the last Query: the next one must drop the canceled run's tail (reference §3.1). */
+  #quarantineNextGeneration = false;
   #providerSessionId: string;
   /** Whether Claude Code has a transcript for the session, so a new Query must `resume` it. */
   #resumable: boolean;
@@ -142,6 +174,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     this.#selectedModel = payload.settings?.model || DEFAULT_MODEL;
     this.turns = new TurnLifecycle(this.emit, {
       onIdentityBound: (turn) => this.#disarmIdentityWarning(turn),
+      beforeTerminal: (turn, terminal) => this.#closeOpenToolCalls(turn, terminal),
       onSettled: (turn) => this.#afterSettle(turn),
     });
     this.turns.settledCount = restored.turnCount;
@@ -157,6 +190,13 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       },
     });
     this.#router = new MessageRouter(this);
+    this.#idleQuery = new IdleQueryTimer(this.#timers.idleQueryTtlMs, () => this.#onIdleQueryExpired());
+    this.#goalQueue = new GoalExecQueue<GoalExec>({
+      emit: this.emit,
+      dispatch: (exec) => this.#dispatchExec(exec.payload, exec.command),
+    });
+    this.#goals = new GoalProjection(this.emit);
+    this.#goalsInPlay = this.#resumable;
     this.#watchdog = new ResultWatchdog(this.#timers.resultTimeoutMs, () => this.#onResultTimeout());
     this.#background = new BackgroundTaskLifecycle({
       emit: this.emit,
@@ -169,9 +209,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
           const turn = this.turns.find(turnId);
           if (turn) this.turns.settle(turn, { type: 'turn_completed', stopReason, syntheticTimeout });
         },
-        interrupt: async () => {
-          await this.#generation?.query.interrupt?.();
-        },
+        interrupt: () => this.#abandonContinuation(),
       },
     });
   }
@@ -192,7 +230,10 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       this.#detach(generation, { active: describeQueryEnd(error), queued: SESSION_ENDED });
       throw error;
     }
+    // Only rows appended from now on count: what a restored transcript already holds was reported before.
+    this.#followTranscript(generation, this.#providerSessionId, this.#cwd);
     this.emit('session_started', this.#sessionSnapshot());
+    this.#idleQuery.arm();
     return { providerSessionId: this.#providerSessionId };
   }
 
@@ -201,13 +242,25 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       this.emit('turn_failed', { turnId: payload.turnId, error: QUERY_CLOSED });
       return;
     }
-    if (this.turns.find(payload.turnId)) throw new Error(`turn ${payload.turnId} is already running`);
+    const { turnId } = payload;
+    if (this.turns.find(turnId) || this.#goalQueue.has(turnId)) throw new Error(`turn ${turnId} is already running`);
+    const goal = goalCommandOf(payload);
+    if (goal) {
+      this.#goalsInPlay = true;
+      this.#goalQueue.enqueue({ turnId, command: goal, payload });
+      return;
+    }
+    this.#dispatchExec(payload, undefined);
+  }
+
+  #dispatchExec(payload: ExecPayload, goal: GoalCommand | undefined): void {
+    this.#idleQuery.disarm();
     this.#background.onExec();
-    this.#retireIdleGeneration();
     const turn = this.turns.enqueue({
       turnId: payload.turnId,
       correlationId: payload.promptCorrelationId || randomUUID(),
       turnOrigin: payload.turnOrigin || undefined,
+      goal,
     });
     // The ok answers the request at once; the prompt is handed to Claude Code right after it.
     setImmediate(() => this.#dispatch(turn, payload));
@@ -269,6 +322,8 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       dispatchPhase: CancelResult['dispatchPhase'] = 'unknown',
     ): CancelResult => ({ canceled, disposition, turnId: expected, providerTurnId, dispatchPhase });
     if (this.#closed || !expected) return outcome(false, 'absent');
+    // A Goal command still waiting for its batch never reached Claude Code: it is withdrawn locally.
+    if (this.#goalQueue.cancelExact(expected)) return outcome(true, 'pre_accept', '', 'pending_goal');
     const target = this.turns.prepareExactCancellation(expected);
     if (target.kind === 'absent' || target.kind === 'mismatch') return outcome(false, target.kind);
     if (target.kind === 'unresolved') {
@@ -300,9 +355,10 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     // One interrupt retires the whole generation, so every Turn it holds ends canceled.
     const canceled = this.turns.unsettled().filter((candidate) => candidate.generationId === generation.id);
     for (const candidate of canceled) candidate.canceling = true;
+    this.#quarantineNextGeneration = true;
     this.#background.onCancel();
     this.#barrier.abort();
-    this.#interactions.rejectAll('Tool use aborted');
+    this.#interactions.rejectAll(TOOL_USE_ABORTED);
     this.#watchdog.disarm();
     this.#generation = undefined;
     await generation.shutdown({ interrupt: true, ...shutdown });
@@ -311,7 +367,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   }
 
   async stopTask(payload: StopTaskPayload): Promise<StopTaskResult> {
-    const taskId = payload.taskId || payload.toolCallId;
+    const taskId = this.#background.runningTask(payload.taskId, payload.toolCallId);
     const query = this.#generation?.query;
     if (!taskId || !query?.stopTask) return { stopped: false };
     try {
@@ -332,8 +388,12 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     return this.#interactions.disposition(turnId, requestId, action, optionId, expected);
   }
 
+  /**
+   * Everything is applied to the live Query, which keeps serving the next turns. The values are also kept
+   * for the next Query's create-time options; a flag the live Query cannot take retires it while idle, so
+   * the next turn's Query starts with it.
+   */
   async applySettings(payload: ApplySettingsPayload): Promise<void> {
-    this.#retireIdleGeneration();
     const query = this.#generation?.query;
     const canBypass = this.#startOptions?.canBypassPermissions ?? false;
     if (payload.permissionMode !== undefined && payload.permissionMode !== '') {
@@ -353,14 +413,34 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     if (payload.speed !== undefined) flags.fastMode = payload.speed === 'fast';
     if (Object.keys(flags).length > 0) {
       this.#flagSettings = { ...this.#flagSettings, ...flags };
-      await query?.applyFlagSettings?.(flags);
+      await this.#applyFlagsLive(flags);
     }
     this.emit('session_state', this.#sessionSnapshot());
+  }
+
+  async #applyFlagsLive(flags: Record<string, unknown>): Promise<void> {
+    const generation = this.#generation;
+    if (!generation) return;
+    if (!generation.query.applyFlagSettings) {
+      this.#retireIfIdle(generation);
+      return;
+    }
+    try {
+      await generation.query.applyFlagSettings(flags);
+    } catch (error) {
+      this.#retireIfIdle(generation);
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#idleQuery.disarm();
+    this.#goalTail.stop();
+    for (const exec of this.#goalQueue.takeAll()) {
+      this.emit('turn_failed', { turnId: exec.turnId, error: SESSION_CLOSED });
+    }
     this.#background.reset();
     this.#barrier.abort();
     this.#interactions.rejectAll(SESSION_CLOSED);
@@ -377,6 +457,8 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       for (const turn of this.turns.unsettled()) {
         this.turns.settle(turn, { type: 'turn_failed', error: SESSION_CLOSED });
       }
+      // A child retired or detached just before must not outlive the session.
+      await Promise.allSettled(this.#stopping);
     }
   }
 
@@ -445,6 +527,66 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     return this.#background.isRejectingTimedOutContinuation();
   }
 
+  observeGoal(message: SDKMessage): Promise<void> | undefined {
+    const record = message as Record<string, unknown>;
+    // The SDK streams `active_goal` without listing it in its message union.
+    if (record.type === 'active_goal') {
+      this.#goalsInPlay = true;
+      this.#goals.observe(message, this.#goalTurn());
+      return undefined;
+    }
+    const subtype = systemSubtype(message);
+    if (subtype === 'session_state_changed' && record.state === 'idle' && this.#goalsInPlay) {
+      // A Goal still active when the provider goes idle got no verdict; the transcript may hold one.
+      return this.#drainGoals().then(() => this.#goals.idle(this.#goalTurn()));
+    }
+    if (subtype === 'init' || subtype === 'compact_boundary') {
+      const sessionId = stringField(record, 'session_id');
+      const generation = this.#generation;
+      if (sessionId && generation)
+        this.#followTranscript(generation, sessionId, stringField(record, 'cwd') ?? this.#cwd);
+    }
+    return undefined;
+  }
+
+  drainGoalEvidence(): Promise<void> | undefined {
+    return this.#goalsInPlay ? this.#drainGoals() : undefined;
+  }
+
+  // --- goals -------------------------------------------------------------------------------------------
+
+  /**
+   * Claude Code writes Goal verdicts (`goal_status`) only to the transcript, so the tail follows it. Every
+   * turn's `system/init` names the same file; only a change is looked up (the path needs a realpath).
+   */
+  #followTranscript(generation: QueryGeneration, sessionId: string, cwd: string): void {
+    const location = `${generation.claudeConfigDir ?? ''}\u0000${cwd}\u0000${sessionId}`;
+    if (location === this.#followedTranscript) return;
+    this.#followedTranscript = location;
+    this.#goalTail.follow(sessionTranscriptPath({ configDir: generation.claudeConfigDir, cwd, sessionId }));
+  }
+
+  async #drainGoals(): Promise<void> {
+    let rows: unknown[];
+    try {
+      rows = await this.#goalTail.drain();
+    } catch {
+      return;
+    }
+    for (const row of rows) this.#goals.observe(row, this.#goalTurn());
+  }
+
+  /** Goal observations are reported on the running turn, else on the last one that ended. */
+  #goalTurn(): GoalTurn | undefined {
+    const turn = this.turns.active ?? this.#lastSettledTurn;
+    if (!turn) return undefined;
+    return {
+      turnId: turn.turnId,
+      ...(turn.providerTurnId ? { providerTurnId: turn.providerTurnId } : {}),
+      ...(turn.goal ? { action: turn.goal.action } : {}),
+    };
+  }
+
   // --- generations ---------------------------------------------------------------------------------------
 
   #ensureGeneration(): QueryGeneration {
@@ -510,11 +652,20 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     this.#generation = generation;
     this.projector.reset();
     this.#background.reset();
+    const quarantine = this.#quarantineNextGeneration
+      ? new CanceledTailQuarantine((message) => this.#isCurrentPromptEcho(message))
+      : undefined;
+    this.#quarantineNextGeneration = false;
     generation.startConsuming(
-      (message, owner) => this.#router.route(message, owner),
+      (message, owner) => (quarantine?.admits(message) === false ? undefined : this.#router.route(message, owner)),
       (owner, failure) => this.#onGenerationEnded(owner, failure),
     );
     return generation;
+  }
+
+  #isCurrentPromptEcho(message: SDKMessage): boolean {
+    const echo = rootPromptEcho(message);
+    return echo !== undefined && this.turns.awaitingCorrelation(echo.correlationId) !== undefined;
   }
 
   #postToolUseHook(isActive: () => boolean): HookCallbackMatcher {
@@ -564,16 +715,62 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     }
   }
 
-  /** Before a new Turn, a Query whose Turns have all settled is replaced, so settings and env are re-read. */
-  #retireIdleGeneration(): void {
+  /**
+   * The idle TTL ran out: free the child. Background work still owes output in this Query, so while it
+   * runs the Query stays and the TTL starts over.
+   */
+  #onIdleQueryExpired(): void {
     const generation = this.#generation;
-    if (!generation || !this.turns.idle || this.turns.settledCount === 0) return;
-    // Background work still owes a follow-up in this Query; replacing it now would lose that output.
-    if (this.#background.hasBackgroundWork()) return;
+    if (!generation || this.#closed || !this.turns.idle) return;
+    if (this.#background.hasBackgroundWork()) {
+      this.#idleQuery.arm();
+      return;
+    }
+    this.#retire(generation);
+  }
+
+  /**
+   * A continuation that never started is given up. Claude Code keeps the interrupted follow-up queued and
+   * would answer it with the next prompt, so a Query with nothing else to do is retired (interrupt, then
+   * close); one that still serves a turn is only interrupted, and its late output is rejected.
+   */
+  async #abandonContinuation(): Promise<void> {
+    const generation = this.#generation;
+    if (!generation) return;
+    if (!this.turns.idle) {
+      await generation.query.interrupt?.();
+      return;
+    }
+    this.#idleQuery.disarm();
     this.#generation = undefined;
-    void generation
-      .shutdown({ interrupt: false, drainTimeoutMs: this.#timers.closeDrainTimeoutMs })
-      .catch(() => undefined);
+    await this.#stop(generation, {
+      interrupt: true,
+      interruptTimeoutMs: 1_000,
+      drainTimeoutMs: this.#timers.closeDrainTimeoutMs,
+    });
+  }
+
+  #retireIfIdle(generation: QueryGeneration): void {
+    if (this.#generation !== generation || !this.turns.idle || this.#background.hasBackgroundWork()) return;
+    this.#retire(generation);
+  }
+
+  /** Takes an idle Query out of service; the next turn resumes the session in a new one. */
+  #retire(generation: QueryGeneration): void {
+    this.#idleQuery.disarm();
+    if (this.#generation === generation) this.#generation = undefined;
+    void this.#stop(generation, { interrupt: false, drainTimeoutMs: this.#timers.closeDrainTimeoutMs }).catch(
+      () => undefined,
+    );
+  }
+
+  /** Shuts a generation down and keeps track of it until it is done, so `close()` can wait for it. */
+  #stop(generation: QueryGeneration, options: ShutdownOptions): Promise<unknown> {
+    const stopped = generation.shutdown(options);
+    const settled = stopped.catch(() => undefined);
+    this.#stopping.add(settled);
+    void settled.then(() => this.#stopping.delete(settled));
+    return stopped;
   }
 
   #onGenerationEnded(generation: QueryGeneration, failure: unknown): void {
@@ -608,9 +805,11 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     this.#barrier.abort();
     this.#watchdog.disarm();
     this.#interactions.rejectAll(SESSION_ENDED);
-    void generation
-      .shutdown({ interrupt: true, interruptTimeoutMs: 1_000, drainTimeoutMs: this.#timers.closeDrainTimeoutMs })
-      .catch(() => undefined);
+    void this.#stop(generation, {
+      interrupt: true,
+      interruptTimeoutMs: 1_000,
+      drainTimeoutMs: this.#timers.closeDrainTimeoutMs,
+    }).catch(() => undefined);
     let first = true;
     for (const turn of this.turns.unsettled()) {
       if (turn.generationId !== generation.id) continue;
@@ -637,10 +836,19 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     };
   }
 
+  /** No tool card may run forever: a turn that did not complete fails what it left open (problem 14). */
+  #closeOpenToolCalls(turn: RuntimeTurn, terminal: TurnTerminal): void {
+    if (terminal.type === 'turn_completed') return;
+    const error = terminal.type === 'turn_canceled' ? (terminal.error ?? TOOL_USE_ABORTED) : terminal.error;
+    this.projector.failOpenToolCalls(turn.turnId, error);
+  }
+
   #afterSettle(turn: RuntimeTurn): void {
     this.#disarmIdentityWarning(turn);
     this.#assistantErrors.delete(turn.turnId);
+    this.#lastSettledTurn = turn;
     if (!this.turns.active) this.#watchdog.disarm();
+    if (this.turns.idle && !this.#closed) this.#idleQuery.arm();
     this.emit('session_state', this.#sessionSnapshot());
   }
 

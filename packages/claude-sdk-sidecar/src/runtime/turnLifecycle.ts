@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { DispatchPhase, EmitEvent, SidecarEventPayload } from '@outrigger/protocol';
+import type { DispatchPhase, EmitEvent, GoalCommand, SidecarEventPayload } from '@outrigger/protocol';
+import { goalCommandCanceled } from '../goals/goalExecQueue.ts';
 import { CheckpointLog } from './checkpointLog.ts';
 
 /** A canonical (host) Turn as the runtime tracks it, from `exec` to its one terminal event. */
@@ -9,10 +10,14 @@ export interface RuntimeTurn {
   readonly correlationId: string;
   readonly synthetic: boolean;
   readonly turnOrigin: string | undefined;
+  /** The Goal command this exec carried; it counts as started once the turn is activated. */
+  readonly goal: GoalCommand | undefined;
   generationId: number | undefined;
   providerTurnId: string | undefined;
   phase: DispatchPhase;
   active: boolean;
+  /** The turn was activated at some point (it stays true after it settles). */
+  activated: boolean;
   canceling: boolean;
   settled: boolean;
 }
@@ -39,6 +44,8 @@ export type CancellationTarget =
 
 export interface TurnLifecycleHooks {
   onIdentityBound?(turn: RuntimeTurn): void;
+  /** The turn is settling and its terminal event is next: last chance to close what it left open. */
+  beforeTerminal?(turn: RuntimeTurn, terminal: TurnTerminal): void;
   onSettled?(turn: RuntimeTurn, terminal: TurnTerminal): void;
 }
 
@@ -84,16 +91,18 @@ export class TurnLifecycle {
     return this.#turns.find((turn) => turn.turnId === turnId && !turn.settled);
   }
 
-  enqueue(init: { turnId: string; correlationId: string; turnOrigin?: string }): RuntimeTurn {
+  enqueue(init: { turnId: string; correlationId: string; turnOrigin?: string; goal?: GoalCommand }): RuntimeTurn {
     const turn: RuntimeTurn = {
       turnId: init.turnId,
       correlationId: init.correlationId,
       synthetic: false,
       turnOrigin: init.turnOrigin,
+      goal: init.goal,
       generationId: undefined,
       providerTurnId: undefined,
       phase: 'queued',
       active: false,
+      activated: false,
       canceling: false,
       settled: false,
     };
@@ -126,7 +135,21 @@ export class TurnLifecycle {
     const current = this.active;
     if (current && current !== turn) return;
     turn.active = true;
-    if (turn.turnOrigin) this.#emit('turn_started', { turnId: turn.turnId, turnOrigin: turn.turnOrigin });
+    turn.activated = true;
+    const { goal } = turn;
+    if (goal) {
+      this.#emit('goal_command_started', {
+        turnId: turn.turnId,
+        ...(turn.providerTurnId ? { providerTurnId: turn.providerTurnId } : {}),
+        operationId: goal.operationId,
+        revision: goal.revision,
+        repairEpoch: goal.repairEpoch,
+        action: goal.action,
+      });
+    }
+    if (turn.turnOrigin) {
+      this.#emit('turn_started', { turnId: turn.turnId, turnOrigin: turn.turnOrigin, ...goalProvenance(turn) });
+    }
   }
 
   /** Root output with no turn to own it (for example a background follow-up) gets a sidecar-made turn. */
@@ -136,16 +159,20 @@ export class TurnLifecycle {
       correlationId: '',
       synthetic: true,
       turnOrigin: undefined,
+      goal: undefined,
       generationId,
       providerTurnId: undefined,
       phase: 'streaming',
       active: false,
+      activated: false,
       canceling: false,
       settled: false,
     };
     this.#turns.push(turn);
-    const current = this.active;
-    if (!current) turn.active = true;
+    if (!this.active) {
+      turn.active = true;
+      turn.activated = true;
+    }
     this.#emit('turn_started', { turnId: turn.turnId, synthetic: true });
     return turn;
   }
@@ -158,6 +185,7 @@ export class TurnLifecycle {
       turnId: turn.turnId,
       providerTurnId,
       ...(turn.turnOrigin ? { turnOrigin: turn.turnOrigin } : {}),
+      ...goalProvenance(turn),
     });
     this.#hooks.onIdentityBound?.(turn);
     return 'bound';
@@ -183,8 +211,12 @@ export class TurnLifecycle {
     turn.phase = 'terminal';
     this.#settledCount += 1;
     this.#turns = this.#turns.filter((candidate) => !candidate.settled);
+    this.#hooks.beforeTerminal?.(turn, terminal);
     const providerTurnId = turn.providerTurnId ? { providerTurnId: turn.providerTurnId } : {};
-    if (terminal.type === 'turn_completed') {
+    if (terminal.type === 'turn_canceled' && turn.goal && !turn.activated) {
+      // A Goal command that never started is withdrawn, not a canceled turn.
+      this.#emit('goal_command_canceled', goalCommandCanceled(turn.turnId, turn.goal));
+    } else if (terminal.type === 'turn_completed') {
       this.#emit('turn_completed', {
         turnId: turn.turnId,
         ...providerTurnId,
@@ -224,4 +256,19 @@ export class TurnLifecycle {
   releaseCancellation(turn: RuntimeTurn): void {
     turn.canceling = false;
   }
+}
+
+/** The `sourceGoal*` fields that tie a turn's events to the Goal command it carried. */
+function goalProvenance(turn: RuntimeTurn): {
+  sourceGoalOperationId?: string;
+  sourceGoalRevision?: number;
+  sourceGoalRepairEpoch?: number;
+} {
+  const { goal } = turn;
+  if (!goal) return {};
+  return {
+    sourceGoalOperationId: goal.operationId,
+    sourceGoalRevision: goal.revision,
+    sourceGoalRepairEpoch: goal.repairEpoch,
+  };
 }

@@ -1,0 +1,15 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DEFAULT_RUNTIME_TIMERS, runtimeTimersFromEnv } from './runtimeDefaults.ts';
+
+test('timers come from the environment; anything but a positive integer keeps the default', () => {
+  const timers = runtimeTimersFromEnv({
+    OUTRIGGER_SIDECAR_IDLE_QUERY_TTL_MS: '1500',
+    OUTRIGGER_SIDECAR_RESULT_TIMEOUT_MS: '-1',
+    OUTRIGGER_SIDECAR_CONTINUATION_TIMEOUT_MS: 'soon',
+  });
+  assert.equal(timers.idleQueryTtlMs, 1500);
+  assert.equal(timers.resultTimeoutMs, DEFAULT_RUNTIME_TIMERS.resultTimeoutMs);
+  assert.equal(timers.continuationStartTimeoutMs, DEFAULT_RUNTIME_TIMERS.continuationStartTimeoutMs);
+  assert.equal(runtimeTimersFromEnv({}).idleQueryTtlMs, 10 * 60_000, 'an idle Query lives 10 minutes by default');
+});
