@@ -1,5 +1,5 @@
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
-import { asRecord, type JsonRecord, nonEmptyString } from '../projection/sdkValues.ts';
+import { asRecord, contentText, type JsonRecord, nonEmptyString } from '../projection/sdkValues.ts';
 
 /** What a background task's completion notice says: which task, and how it ended. */
 export interface TaskNotification {
@@ -21,11 +21,11 @@ export function readTaskNotification(message: SDKMessage): TaskNotification | un
   }
   const attachment = asRecord(record.attachment);
   if (attachment?.type === 'queued_command' && attachment.commandMode === 'task-notification') {
-    return fromXml(textOf(attachment.prompt)) ?? { taskId: undefined, status: undefined };
+    return fromXml(contentText(attachment.prompt)) ?? { taskId: undefined, status: undefined };
   }
   const parent = record.parent_tool_use_id;
   if (message.type !== 'user' || (parent !== null && parent !== undefined)) return undefined;
-  return fromXml(textOf(asRecord(record.message)?.content));
+  return fromXml(contentText(asRecord(record.message)?.content));
 }
 
 function fromXml(text: string): TaskNotification | undefined {
@@ -38,15 +38,4 @@ function fromXml(text: string): TaskNotification | undefined {
 function tagValue(xml: string, tag: string): string | undefined {
   const match = new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(xml);
   return nonEmptyString(match?.[1]?.trim());
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  let text = '';
-  for (const block of content) {
-    const record = asRecord(block);
-    if (record?.type === 'text' && typeof record.text === 'string') text += record.text;
-  }
-  return text;
 }

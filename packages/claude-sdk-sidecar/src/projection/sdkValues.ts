@@ -17,3 +17,15 @@ export function nonEmptyString(value: unknown): string | undefined {
 export function stringOrEmpty(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
+
+/** The text of message content: a string as it is, or the text blocks of a block array joined. */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  let text = '';
+  for (const block of content) {
+    const record = asRecord(block);
+    if (record?.type === 'text' && typeof record.text === 'string') text += record.text;
+  }
+  return text;
+}

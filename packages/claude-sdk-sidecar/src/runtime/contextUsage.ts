@@ -5,16 +5,17 @@ import { asRecord } from './sdkMessages.ts';
 
 /**
  * The `usage_updated` payload after a root result: the context window snapshot when Claude Code can give
- * one (the window size preferring the result's per-model figure), otherwise the result's own usage.
+ * one (the window size preferring the result's per-model figure), otherwise the result's own usage. A
+ * Query that is already out of service (`undefined`) is not asked.
  */
 export async function usageAfterResult(
-  query: ClaudeQuery,
+  query: ClaudeQuery | undefined,
   result: SDKResultMessage,
   turnId: string,
 ): Promise<SidecarEventPayload<'usage_updated'>> {
   let snapshot: Record<string, unknown> | undefined;
   try {
-    snapshot = asRecord(await query.getContextUsage?.());
+    snapshot = asRecord(await query?.getContextUsage?.());
   } catch {
     snapshot = undefined;
   }

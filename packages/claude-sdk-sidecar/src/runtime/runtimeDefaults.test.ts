@@ -7,9 +7,12 @@ test('timers come from the environment; anything but a positive integer keeps th
     OUTRIGGER_SIDECAR_IDLE_QUERY_TTL_MS: '1500',
     OUTRIGGER_SIDECAR_RESULT_TIMEOUT_MS: '-1',
     OUTRIGGER_SIDECAR_CONTINUATION_TIMEOUT_MS: 'soon',
+    OUTRIGGER_SIDECAR_SETTLED_REFRESH_QUIET_MS: '40',
   });
   assert.equal(timers.idleQueryTtlMs, 1500);
   assert.equal(timers.resultTimeoutMs, DEFAULT_RUNTIME_TIMERS.resultTimeoutMs);
   assert.equal(timers.continuationStartTimeoutMs, DEFAULT_RUNTIME_TIMERS.continuationStartTimeoutMs);
+  assert.equal(timers.settledRefreshQuietMs, 40);
   assert.equal(runtimeTimersFromEnv({}).idleQueryTtlMs, 10 * 60_000, 'an idle Query lives 10 minutes by default');
+  assert.equal(runtimeTimersFromEnv({}).settledRefreshQuietMs, 250, 'the settled refresh waits 250 ms by default');
 });

@@ -48,6 +48,8 @@ export interface RuntimeTimers {
   continuationStartTimeoutMs: number;
   /** How long an idle session keeps its Query (and its Claude Code child) alive for the next turn. */
   idleQueryTtlMs: number;
+  /** How long a session must go without a new prompt after a root result before its context and title are read. */
+  settledRefreshQuietMs: number;
 }
 
 export const DEFAULT_RUNTIME_TIMERS: RuntimeTimers = {
@@ -56,12 +58,14 @@ export const DEFAULT_RUNTIME_TIMERS: RuntimeTimers = {
   closeDrainTimeoutMs: 8_000,
   continuationStartTimeoutMs: DEFAULT_CONTINUATION_START_TIMEOUT_MS,
   idleQueryTtlMs: 10 * 60_000,
+  settledRefreshQuietMs: 250,
 };
 
 /**
- * `OUTRIGGER_SIDECAR_RESULT_TIMEOUT_MS`, `OUTRIGGER_SIDECAR_CONTINUATION_TIMEOUT_MS` and
- * `OUTRIGGER_SIDECAR_IDLE_QUERY_TTL_MS` override the result watchdog, the continuation start deadline and
- * the idle Query TTL (positive integer milliseconds; anything else is ignored).
+ * `OUTRIGGER_SIDECAR_RESULT_TIMEOUT_MS`, `OUTRIGGER_SIDECAR_CONTINUATION_TIMEOUT_MS`,
+ * `OUTRIGGER_SIDECAR_IDLE_QUERY_TTL_MS` and `OUTRIGGER_SIDECAR_SETTLED_REFRESH_QUIET_MS` override the result
+ * watchdog, the continuation start deadline, the idle Query TTL and the quiet period before the settled
+ * refresh (positive integer milliseconds; anything else is ignored).
  */
 export function runtimeTimersFromEnv(env: NodeJS.ProcessEnv): RuntimeTimers {
   return {
@@ -70,6 +74,8 @@ export function runtimeTimersFromEnv(env: NodeJS.ProcessEnv): RuntimeTimers {
     continuationStartTimeoutMs:
       positiveMs(env.OUTRIGGER_SIDECAR_CONTINUATION_TIMEOUT_MS) ?? DEFAULT_RUNTIME_TIMERS.continuationStartTimeoutMs,
     idleQueryTtlMs: positiveMs(env.OUTRIGGER_SIDECAR_IDLE_QUERY_TTL_MS) ?? DEFAULT_RUNTIME_TIMERS.idleQueryTtlMs,
+    settledRefreshQuietMs:
+      positiveMs(env.OUTRIGGER_SIDECAR_SETTLED_REFRESH_QUIET_MS) ?? DEFAULT_RUNTIME_TIMERS.settledRefreshQuietMs,
   };
 }
 

@@ -1,15 +1,14 @@
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import { asRecord, contentText, type JsonRecord } from '../projection/sdkValues.ts';
 
 /**
  * Structural reads of SDK messages. The SDK stream carries message kinds its types do not list (for
  * example `command_lifecycle` and transcript attachments), so these helpers read fields defensively.
  */
 
-export type SdkRecord = Record<string, unknown>;
+export type SdkRecord = JsonRecord;
 
-export function asRecord(value: unknown): SdkRecord | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as SdkRecord) : undefined;
-}
+export { asRecord };
 
 export function stringField(record: SdkRecord | undefined, key: string): string | undefined {
   const value = record?.[key];
@@ -37,17 +36,6 @@ function userContent(message: SdkRecord): unknown {
 
 function hasToolResultBlock(content: unknown): boolean {
   return Array.isArray(content) && content.some((block) => asRecord(block)?.type === 'tool_result');
-}
-
-function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  let text = '';
-  for (const block of content) {
-    const record = asRecord(block);
-    if (record?.type === 'text' && typeof record.text === 'string') text += record.text;
-  }
-  return text;
 }
 
 /** A task notification arrives as a user message, an origin marker, or a queued_command attachment. */

@@ -1,51 +1,24 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { withDiagnosticSinkForTest } from '../diagnostics/diagnosticLine.ts';
 import {
   assistantText,
   promptEcho,
   successResult,
   taskNotificationUser,
+  taskUpdated,
   textDelta,
   toolResultUser,
+  toolUse,
 } from '../testing/sdkMessageBuilders.ts';
 import { cancelPayload, execPayload, type Harness, harness, startedWithTurn } from './sessionRuntimeHarness.ts';
 
 const TOOL_END = new Set(['tool_completed', 'tool_failed']);
 
-function bashToolUse(toolUseId: string): SDKMessage {
-  return {
-    type: 'assistant',
-    uuid: `assistant-${toolUseId}`,
-    session_id: 'fake-session',
-    parent_tool_use_id: null,
-    message: {
-      id: `msg-${toolUseId}`,
-      role: 'assistant',
-      model: 'claude-test',
-      content: [{ type: 'tool_use', id: toolUseId, name: 'Bash', input: { command: 'sleep 30' } }],
-      stop_reason: 'tool_use',
-      usage: { input_tokens: 1, output_tokens: 1 },
-    },
-  } as unknown as SDKMessage;
-}
-
-function taskUpdated(taskId: string): SDKMessage {
-  return {
-    type: 'system',
-    subtype: 'task_updated',
-    uuid: `updated-${taskId}`,
-    session_id: 'fake-session',
-    task_id: taskId,
-    patch: { status: 'killed' },
-  } as unknown as SDKMessage;
-}
-
 /** A turn whose Bash call is running: started, no result yet. */
 async function turnRunningBash(h: Harness, toolUseId = 'toolu_bash'): Promise<void> {
   const correlation = await startedWithTurn(h);
-  h.query().push(promptEcho(correlation), bashToolUse(toolUseId));
+  h.query().push(promptEcho(correlation), toolUse(toolUseId, 'Bash', { command: 'sleep 30' }));
   await h.waitFor((event) => event.type === 'tool_started', 'the Bash call to start');
 }
 
@@ -88,7 +61,7 @@ test('a dying child fails the running tool call with the turn error', async () =
 test('close fails the running tool call; a tool call that completed is left alone', async () => {
   const h = harness();
   await turnRunningBash(h, 'toolu_done');
-  h.query().push(toolResultUser('result-uuid', 'toolu_done'), bashToolUse('toolu_open'));
+  h.query().push(toolResultUser('result-uuid', 'toolu_done'), toolUse('toolu_open', 'Bash', { command: 'sleep 30' }));
   await h.poll(() => (h.eventsOf('tool_started').length === 2 ? true : undefined), 'the second Bash call to start');
   await h.runtime.close();
   assert.deepEqual(

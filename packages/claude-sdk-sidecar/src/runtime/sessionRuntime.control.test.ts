@@ -1,13 +1,23 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { CanUseTool, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { CanUseTool } from '@anthropic-ai/claude-agent-sdk';
 import { type CancelPayload, type CancelResult, parseRequestPayload, type StopTaskPayload } from '@outrigger/protocol';
 import { CANCEL_DIAGNOSTIC_PREFIX } from '../diagnostics/cancelDiagnostics.ts';
 import { withDiagnosticSinkForTest } from '../diagnostics/diagnosticLine.ts';
 import type { FakeClaudeQuery } from '../testing/fakeClaudeQuery.ts';
-import { assistantText, errorResult, promptEcho, successResult, textDelta } from '../testing/sdkMessageBuilders.ts';
+import {
+  assistantText,
+  backgroundLaunchResult,
+  backgroundTasksChanged,
+  errorResult,
+  promptEcho,
+  successResult,
+  taskNotificationSystem,
+  taskStarted,
+  textDelta,
+  toolUse,
+} from '../testing/sdkMessageBuilders.ts';
 import type { ClaudeQuery } from './claudeQuery.ts';
 import { execPayload, type Harness, harness, startedWithTurn, TERMINALS } from './sessionRuntimeHarness.ts';
 
@@ -82,60 +92,6 @@ function stopTaskOf(fields: Record<string, string>): StopTaskPayload {
   return parsed.value;
 }
 
-// --- SDK messages of background work (shapes from claude-code-offline.md §5) ------------------------------
-
-function sdkMessage(fields: Record<string, unknown>): SDKMessage {
-  return { session_id: 'fake-session', uuid: randomUUID(), ...fields } as unknown as SDKMessage;
-}
-
-function toolUse(id: string, name: string, input: Record<string, unknown>): SDKMessage {
-  return sdkMessage({
-    type: 'assistant',
-    parent_tool_use_id: null,
-    message: {
-      id: `msg-${id}`,
-      role: 'assistant',
-      model: 'claude-test',
-      content: [{ type: 'tool_use', id, name, input }],
-      stop_reason: 'tool_use',
-      usage: { input_tokens: 1, output_tokens: 1 },
-    },
-  });
-}
-
-function taskStarted(taskId: string, toolUseId: string, taskType: string): SDKMessage {
-  return sdkMessage({
-    type: 'system',
-    subtype: 'task_started',
-    task_id: taskId,
-    tool_use_id: toolUseId,
-    task_type: taskType,
-    description: 'background work',
-  });
-}
-
-function liveTasks(...tasks: [taskId: string, taskType: string][]): SDKMessage {
-  return sdkMessage({
-    type: 'system',
-    subtype: 'background_tasks_changed',
-    tasks: tasks.map(([task_id, task_type]) => ({ task_id, task_type })),
-  });
-}
-
-function backgroundLaunchResult(toolUseId: string, taskId: string): SDKMessage {
-  return sdkMessage({
-    type: 'user',
-    parent_tool_use_id: null,
-    message: {
-      role: 'user',
-      content: [
-        { type: 'tool_result', tool_use_id: toolUseId, content: `Command running in background with ID: ${taskId}.` },
-      ],
-    },
-    tool_use_result: { stdout: '', stderr: '', interrupted: false, backgroundTaskId: taskId },
-  });
-}
-
 /**
  * Claude Code's stop_task as observed with the real binary (test/control/guideAndStopTask.test.ts): it
  * acknowledges any id, and stops a task only when given that task's id. Returns the ids it was asked to
@@ -157,7 +113,7 @@ async function turnWithBackgroundBash(h: Harness): Promise<void> {
   h.query().push(
     promptEcho(correlation),
     toolUse('toolu_bash', 'Bash', { command: 'python3 -c "..."', run_in_background: true }),
-    liveTasks(['bash-task-1', 'local_bash']),
+    backgroundTasksChanged(['bash-task-1', 'local_bash']),
     taskStarted('bash-task-1', 'toolu_bash', 'local_bash'),
     backgroundLaunchResult('toolu_bash', 'bash-task-1'),
   );
@@ -701,10 +657,7 @@ test('stop_task answers stopped:false when no running task has that id, even tho
 test('stop_task of a background process that already ended answers stopped:false', async () => {
   const h = harness();
   await turnWithBackgroundBash(h);
-  h.query().push(
-    sdkMessage({ type: 'system', subtype: 'task_notification', task_id: 'bash-task-1', status: 'completed' }),
-    liveTasks(),
-  );
+  h.query().push(taskNotificationSystem('bash-task-1', 'completed'), backgroundTasksChanged());
   await h.waitFor(
     (event) => event.type === 'background_tasks_changed' && event.payload.backgroundTasksRunningCount === 0,
     'the background process to end',

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import {
   assistantText,
+  backgroundTasksChanged,
   errorResult,
   promptEcho,
   sessionIdle,
@@ -12,16 +12,6 @@ import {
 import { execPayload, type Harness, harness, startedWithTurn } from './sessionRuntimeHarness.ts';
 
 /** One Query serves turn after turn; it is replaced only when it must be (decision in docs/sidecar.md). */
-
-function backgroundLevel(...taskIds: string[]): SDKMessage {
-  return {
-    type: 'system',
-    subtype: 'background_tasks_changed',
-    uuid: `level-${taskIds.length}`,
-    session_id: 'fake-session',
-    tasks: taskIds.map((task_id) => ({ task_id, task_type: 'local_bash' })),
-  } as unknown as SDKMessage;
-}
 
 /** Runs one more turn on Query `index` and resolves with the uuid its prompt carried. */
 async function completeTurn(h: Harness, turnId: string, index = 0): Promise<string> {
@@ -84,12 +74,17 @@ test('the idle TTL frees the Query; the next turn resumes the session in a new o
 test('the idle TTL waits for running background tasks', async () => {
   const h = harness({ timers: { idleQueryTtlMs: 20 } });
   const first = await startedWithTurn(h);
-  h.query().push(promptEcho(first), backgroundLevel('bash-1'), assistantText('launched'), successResult());
+  h.query().push(
+    promptEcho(first),
+    backgroundTasksChanged(['bash-1', 'local_bash']),
+    assistantText('launched'),
+    successResult(),
+  );
   await h.terminalOf('t1');
   await new Promise((resolve) => setTimeout(resolve, 100));
   assert.deepEqual(h.query().calls, [], 'a Query whose background task runs is kept past its TTL');
 
-  h.query().push(backgroundLevel(), sessionIdle());
+  h.query().push(backgroundTasksChanged(), sessionIdle());
   await h.poll(() => (h.query().calls.includes('close') ? true : undefined), 'the Query to close once the task ended');
   await h.runtime.close();
 });

@@ -201,13 +201,7 @@ test('a child that dies mid-turn fails the active turn clearly and the queued on
 });
 
 test('a turn whose answer streamed but whose result never comes fails after the result timeout', async () => {
-  const h = harness({
-    timers: {
-      resultTimeoutMs: 40,
-      closeDrainTimeoutMs: 1_000,
-      identityRetry: { initialDelayMs: 1, maxDelayMs: 5, deadlineMs: 300 },
-    },
-  });
+  const h = harness({ timers: { resultTimeoutMs: 40 } });
   const correlation = await startedWithTurn(h);
   h.query().push(
     promptEcho(correlation),
@@ -222,13 +216,7 @@ test('a turn whose answer streamed but whose result never comes fails after the 
 });
 
 test('a tool call in progress does not arm the result watchdog', async () => {
-  const h = harness({
-    timers: {
-      resultTimeoutMs: 20,
-      closeDrainTimeoutMs: 1_000,
-      identityRetry: { initialDelayMs: 1, maxDelayMs: 5, deadlineMs: 300 },
-    },
-  });
+  const h = harness({ timers: { resultTimeoutMs: 20 } });
   const correlation = await startedWithTurn(h);
   h.query().push(
     promptEcho(correlation),

@@ -1,12 +1,5 @@
 import { randomUUID, type UUID } from 'node:crypto';
-import type {
-  HookCallbackMatcher,
-  Options,
-  PermissionMode,
-  PostToolUseHookInput,
-  SDKMessage,
-  SDKResultMessage,
-} from '@anthropic-ai/claude-agent-sdk';
+import type { SDKMessage, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
 import type {
   ApplySettingsPayload,
   CancelPayload,
@@ -26,15 +19,10 @@ import type {
 } from '@outrigger/protocol';
 import { goalCommandOf } from '@outrigger/protocol';
 import { resolveClaudeExecutable } from '../config/executablePath.ts';
-import { mapPermissionMode } from '../config/permissionMode.ts';
 import { buildQueryEnv } from '../config/settingsEnv.ts';
 import type { ResolvedStartOptions } from '../config/startOptions.ts';
 import { BackgroundTaskLifecycle } from '../continuation/backgroundTaskLifecycle.ts';
-import { CancelDiagnostics, type QueryShutdownObserver } from '../diagnostics/cancelDiagnostics.ts';
 import { ProviderTurnDiagnostics, type ProviderTurnSnapshot } from '../diagnostics/providerTurnDiagnostics.ts';
-import { GoalExecQueue } from '../goals/goalExecQueue.ts';
-import { GoalProjection, type GoalTurn } from '../goals/goalProjection.ts';
-import { GoalTranscriptTail, sessionTranscriptPath } from '../goals/goalTranscript.ts';
 import { createCanUseTool } from '../interaction/canUseTool.ts';
 import { InteractiveRegistry } from '../interaction/interactiveRegistry.ts';
 import { SessionPermissionLedger } from '../interaction/sessionPermissionLedger.ts';
@@ -43,16 +31,17 @@ import type { RequestContext, SidecarSession } from '../server/sidecarSession.ts
 import { AUTHENTICATION_REJECTED } from './authRejection.ts';
 import { CanceledTailQuarantine } from './canceledTailQuarantine.ts';
 import type { QueryFactory } from './claudeQuery.ts';
-import { usageAfterResult } from './contextUsage.ts';
-import { IdleQueryTimer } from './idleQueryTimer.ts';
+import { cancelExactTurn, type ExactCancellationHost } from './exactCancellation.ts';
+import { GenerationLifecycle } from './generationLifecycle.ts';
+import { generationQueryOptions, postToolUseHook } from './generationQueryOptions.ts';
+import { LiveSessionSettings } from './liveSessionSettings.ts';
 import { MessageRouter, type MessageRouterHost } from './messageRouter.ts';
-import { DEFAULT_MODEL, ModelCatalogue } from './modelCatalogue.ts';
 import { buildPromptContent } from './promptContent.ts';
 import { PromptQueue } from './promptQueue.ts';
 import type { TurnIdentityResolver } from './providerTurnIdentity.ts';
 import { ProviderTurnIdentityBarrier } from './providerTurnIdentity.ts';
 import { describeQueryEnd } from './queryFailure.ts';
-import { QueryGeneration, type ShutdownOptions } from './queryGeneration.ts';
+import { QueryGeneration } from './queryGeneration.ts';
 import { isTerminalConnectionError, terminalForResult } from './resultSettlement.ts';
 import { ResultWatchdog } from './resultWatchdog.ts';
 import { readResumeCursor, resumeCursor } from './resumeCursor.ts';
@@ -67,6 +56,8 @@ import {
   sdkQueryFactory,
 } from './runtimeDefaults.ts';
 import { asRecord, isRootMessage, rootPromptEcho, stringField, systemSubtype } from './sdkMessages.ts';
+import { SessionGoals } from './sessionGoals.ts';
+import { SettledSessionRefresh } from './settledSessionRefresh.ts';
 import { type RuntimeTurn, TurnLifecycle, type TurnTerminal } from './turnLifecycle.ts';
 
 export interface SessionRuntimeOptions {
@@ -89,18 +80,11 @@ const QUERY_CLOSED = 'Claude SDK query is closed';
 /** What a pending approval and a running tool call end with when their turn is canceled. */
 const TOOL_USE_ABORTED = 'Tool use aborted';
 
-/** An `exec` with Goal fields, waiting in the Goal queue for its batch. */
-interface GoalExec {
-  readonly turnId: string;
-  readonly command: GoalCommand;
-  readonly payload: ExecPayload;
-}
-
 /**
- * One Agent Session on the real SDK. It owns the Turn queue and at most one live Query generation, and
- * coordinates the collaborators around them: the router and identity barrier (what may be published and
- * when), the projector (what it looks like), the interactions (what the user must answer) and the watchdog
- * (a Turn always ends).
+ * One Agent Session on the real SDK. It owns the Turn queue and coordinates the collaborators around it:
+ * the generation lifecycle (which Query serves the turns), the router and identity barrier (what may be
+ * published and when), the projector (what it looks like), the interactions (what the user must answer),
+ * the watchdog (a Turn always ends), the live settings, the Goals and the settled refresh.
  */
 export class SessionRuntime implements SidecarSession, MessageRouterHost {
   readonly agentSessionId: string;
@@ -109,61 +93,40 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   readonly projector: StreamProjector;
   readonly #queryFactory: QueryFactory;
   readonly #resolveStartOptions: StartOptionsResolver;
-  readonly #readSessionTitle: SessionTitleReader;
   readonly #providerTurnDiagnostics: ProviderTurnDiagnostics;
-  readonly #timers: RuntimeTimers;
   readonly #payload: StartPayload;
   readonly #processEnv: NodeJS.ProcessEnv;
   readonly #cwd: string;
+  readonly #providerSessionId: string;
   readonly #barrier: ProviderTurnIdentityBarrier;
   readonly #router: MessageRouter;
   readonly #interactions = new InteractiveRegistry();
   readonly #permissionLedger = new SessionPermissionLedger();
   readonly #watchdog: ResultWatchdog;
   readonly #background: BackgroundTaskLifecycle;
-  readonly #catalogue = new ModelCatalogue();
+  readonly #generations: GenerationLifecycle;
+  readonly #settings: LiveSessionSettings;
+  readonly #goals: SessionGoals;
+  readonly #settledRefresh: SettledSessionRefresh;
   readonly #identityWarnings = new Map<string, () => void>();
   readonly #assistantErrors = new Map<string, string>();
-  readonly #idleQuery: IdleQueryTimer;
-  /** Generations being shut down in the background (retired or detached); close waits for them. */
-  readonly #stopping = new Set<Promise<unknown>>();
-  readonly #goalQueue: GoalExecQueue<GoalExec>;
-  readonly #goals: GoalProjection;
-  readonly #goalTail = new GoalTranscriptTail();
-  /**
-   * Whether Goal evidence can exist: a restored session, a Goal command or an `active_goal` message. Until
-   * then no turn pays for reading the transcript.
-   */
-  #goalsInPlay: boolean;
-  #lastSettledTurn: RuntimeTurn | undefined;
-  /** Config dir, cwd and session id of the transcript the Goal tail follows. */
-  #followedTranscript: string | undefined;
   /** A cancel retired the last Query: the next one must drop the canceled run's tail (reference §3.1). */
   #quarantineNextGeneration = false;
-  #providerSessionId: string;
   /** Whether Claude Code has a transcript for the session, so a new Query must `resume` it. */
   #resumable: boolean;
   #lastAssistantUuid: string | undefined;
   #startOptions: ResolvedStartOptions | undefined;
-  #permissionMode: PermissionMode = 'default';
-  #selectedModel: string;
-  #effectiveModel: string | undefined;
-  #flagSettings: Record<string, unknown> = {};
-  #title: string | undefined;
-  #generation: QueryGeneration | undefined;
-  #nextGenerationId = 1;
   #guidanceInterruptPending = false;
   #closed = false;
 
   constructor(options: SessionRuntimeOptions) {
     const { payload } = options;
+    const timers = { ...DEFAULT_RUNTIME_TIMERS, ...options.timers };
     this.agentSessionId = payload.agentSessionId;
     this.emit = options.emit;
     this.#queryFactory = options.queryFactory ?? sdkQueryFactory;
     this.#resolveStartOptions = options.resolveStartOptions ?? resolveStartOptionsFromConfig;
-    this.#readSessionTitle = options.readSessionTitle ?? readSessionTitleFromTranscript;
     this.#providerTurnDiagnostics = options.providerTurnDiagnostics ?? new ProviderTurnDiagnostics();
-    this.#timers = { ...DEFAULT_RUNTIME_TIMERS, ...options.timers };
     this.#payload = payload;
     this.#processEnv = options.processEnv ?? process.env;
     this.#cwd = payload.cwd || process.cwd();
@@ -171,7 +134,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     this.#providerSessionId = restored.resume ?? (payload.providerSessionId || randomUUID());
     this.#resumable = restored.resume !== undefined || payload.restore === true;
     this.#lastAssistantUuid = restored.resumeSessionAt;
-    this.#selectedModel = payload.settings?.model || DEFAULT_MODEL;
+    this.#settings = new LiveSessionSettings(payload.settings?.model);
     this.turns = new TurnLifecycle(this.emit, {
       onIdentityBound: (turn) => this.#disarmIdentityWarning(turn),
       beforeTerminal: (turn, terminal) => this.#closeOpenToolCalls(turn, terminal),
@@ -181,7 +144,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     this.projector = createStreamProjector({ emit: this.emit });
     this.#barrier = new ProviderTurnIdentityBarrier({
       resolve: options.resolveTurnIdentity ?? resolveTurnIdentityFromTranscript,
-      retry: this.#timers.identityRetry,
+      retry: timers.identityRetry,
       diagnostics: this.#providerTurnDiagnostics,
       bind: (turn, identity) => {
         if (this.turns.bindIdentity(turn, identity.providerTurnId) === 'conflict') return false;
@@ -190,26 +153,38 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       },
     });
     this.#router = new MessageRouter(this);
-    this.#idleQuery = new IdleQueryTimer(this.#timers.idleQueryTtlMs, () => this.#onIdleQueryExpired());
-    this.#goalQueue = new GoalExecQueue<GoalExec>({
-      emit: this.emit,
-      dispatch: (exec) => this.#dispatchExec(exec.payload, exec.command),
+    this.#generations = new GenerationLifecycle({
+      create: (id) => this.#createGeneration(id),
+      idleTtlMs: timers.idleQueryTtlMs,
+      closeDrainTimeoutMs: timers.closeDrainTimeoutMs,
+      turnsIdle: () => this.turns.idle,
+      hasBackgroundWork: () => this.#background.hasBackgroundWork(),
     });
-    this.#goals = new GoalProjection(this.emit);
-    this.#goalsInPlay = this.#resumable;
-    this.#watchdog = new ResultWatchdog(this.#timers.resultTimeoutMs, () => this.#onResultTimeout());
+    this.#goals = new SessionGoals({
+      emit: this.emit,
+      dispatch: (execPayload, command) => this.#dispatchExec(execPayload, command),
+      activeTurn: () => this.turns.active,
+      restored: this.#resumable,
+    });
+    this.#settledRefresh = new SettledSessionRefresh({
+      emit: this.emit,
+      quietMs: timers.settledRefreshQuietMs,
+      readSessionTitle: options.readSessionTitle ?? readSessionTitleFromTranscript,
+      session: () => ({ providerSessionId: this.#providerSessionId, cwd: this.#cwd }),
+    });
+    this.#watchdog = new ResultWatchdog(timers.resultTimeoutMs, () => this.#onResultTimeout(timers.resultTimeoutMs));
     this.#background = new BackgroundTaskLifecycle({
       emit: this.emit,
-      startTimeoutMs: this.#timers.continuationStartTimeoutMs,
+      startTimeoutMs: timers.continuationStartTimeoutMs,
       turns: {
         // The turn root output goes to: the active one, or the dispatched one Claude Code is about to start.
         activeTurn: () => this.turns.outputTarget(),
-        reserveSyntheticTurn: () => this.turns.openSynthetic(this.#generation?.id).turnId,
+        reserveSyntheticTurn: () => this.turns.openSynthetic(this.#generations.current?.id).turnId,
         completeTurn: (turnId, stopReason, syntheticTimeout) => {
           const turn = this.turns.find(turnId);
           if (turn) this.turns.settle(turn, { type: 'turn_completed', stopReason, syntheticTimeout });
         },
-        interrupt: () => this.#abandonContinuation(),
+        interrupt: () => this.#generations.abandonContinuation(),
       },
     });
   }
@@ -221,19 +196,19 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   async start(): Promise<StartResult> {
     const startOptions = await this.#resolveStartOptions(this.#payload, { processEnv: this.#processEnv });
     this.#startOptions = startOptions;
-    this.#permissionMode = startOptions.permissionMode;
-    const generation = this.#ensureGeneration();
+    this.#settings.started(startOptions);
+    const generation = this.#generations.ensure();
     try {
       const initialization = await generation.query.initializationResult?.();
-      this.#catalogue.replace(initialization?.models);
+      this.#settings.replaceCatalogue(initialization?.models);
     } catch (error) {
       this.#detach(generation, { active: describeQueryEnd(error), queued: SESSION_ENDED });
       throw error;
     }
     // Only rows appended from now on count: what a restored transcript already holds was reported before.
-    this.#followTranscript(generation, this.#providerSessionId, this.#cwd);
+    this.#goals.follow({ configDir: generation.claudeConfigDir, cwd: this.#cwd, sessionId: this.#providerSessionId });
     this.emit('session_started', this.#sessionSnapshot());
-    this.#idleQuery.arm();
+    this.#generations.armIdle();
     return { providerSessionId: this.#providerSessionId };
   }
 
@@ -243,18 +218,17 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       return;
     }
     const { turnId } = payload;
-    if (this.turns.find(turnId) || this.#goalQueue.has(turnId)) throw new Error(`turn ${turnId} is already running`);
+    if (this.turns.find(turnId) || this.#goals.has(turnId)) throw new Error(`turn ${turnId} is already running`);
     const goal = goalCommandOf(payload);
     if (goal) {
-      this.#goalsInPlay = true;
-      this.#goalQueue.enqueue({ turnId, command: goal, payload });
+      this.#goals.enqueue(payload, goal);
       return;
     }
     this.#dispatchExec(payload, undefined);
   }
 
   #dispatchExec(payload: ExecPayload, goal: GoalCommand | undefined): void {
-    this.#idleQuery.disarm();
+    this.#generations.disarmIdle();
     this.#background.onExec();
     const turn = this.turns.enqueue({
       turnId: payload.turnId,
@@ -268,7 +242,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
 
   async guide(payload: GuidePayload): Promise<void> {
     const turn = this.turns.active;
-    const generation = this.#generation;
+    const generation = this.#generations.current;
     if (!turn || !generation || generation.revoked) throw new Error('Claude SDK guidance requires an active turn');
     this.#guidanceInterruptPending = true;
     try {
@@ -278,6 +252,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       throw error;
     }
     this.emit('guidance_interrupted', { turnId: turn.turnId });
+    this.#settledRefresh.onPrompt();
     generation.prompts.push({
       type: 'user',
       uuid: randomUUID(),
@@ -290,85 +265,28 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     });
   }
 
-  async cancel(payload: CancelPayload, context: RequestContext): Promise<CancelResult> {
-    const expected = payload.turnId || this.turns.active?.turnId || '';
-    const diagnostics = new CancelDiagnostics({
-      requestId: context.requestId ?? '',
+  cancel(payload: CancelPayload, context: RequestContext): Promise<CancelResult> {
+    const host: ExactCancellationHost = {
       agentSessionId: this.agentSessionId,
       providerSessionId: this.#providerSessionId,
-      turnId: payload.turnId,
-    });
-    const budgets = { interruptTimeoutMs: payload.interruptTimeoutMs, drainTimeoutMs: payload.drainTimeoutMs };
-    diagnostics.cancelReceived(budgets);
-    try {
-      const result = await this.#cancel(expected, { ...budgets, observe: diagnostics.observeShutdown });
-      diagnostics.cancelSucceeded(result);
-      return result;
-    } catch (error) {
-      diagnostics.cancelFailed(error, errorStage(error));
-      throw error;
-    }
-  }
-
-  /** Reference §3.4: fence at once, publish terminals only after the Query's authoritative shutdown. */
-  async #cancel(
-    expected: string,
-    shutdown: { interruptTimeoutMs: number; drainTimeoutMs: number; observe: QueryShutdownObserver },
-  ): Promise<CancelResult> {
-    const outcome = (
-      canceled: boolean,
-      disposition: CancelResult['disposition'],
-      providerTurnId = '',
-      dispatchPhase: CancelResult['dispatchPhase'] = 'unknown',
-    ): CancelResult => ({ canceled, disposition, turnId: expected, providerTurnId, dispatchPhase });
-    if (this.#closed || !expected) return outcome(false, 'absent');
-    // A Goal command still waiting for its batch never reached Claude Code: it is withdrawn locally.
-    if (this.#goalQueue.cancelExact(expected)) return outcome(true, 'pre_accept', '', 'pending_goal');
-    const target = this.turns.prepareExactCancellation(expected);
-    if (target.kind === 'absent' || target.kind === 'mismatch') return outcome(false, target.kind);
-    if (target.kind === 'unresolved') {
-      throw new Error(`Claude SDK exact cancellation remains unresolved for turn ${expected}`);
-    }
-    const turn = target.turn;
-    const phase = turn.phase;
-    const providerTurnId = turn.providerTurnId ?? '';
-    const generation = this.#generation;
-    const owned = generation !== undefined && turn.generationId === generation.id;
-    if (target.kind === 'queued' && target.differentActiveTurn && phase !== 'queued' && !owned) {
-      this.turns.releaseCancellation(turn);
-      return outcome(false, 'mismatch', '', phase);
-    }
-    if (phase === 'queued') {
-      // Never handed to Claude Code: nothing to stop, the Turn ends here.
-      this.turns.commitCancellation(turn);
-      return outcome(true, 'pre_accept', '', phase);
-    }
-    if (!owned) {
-      // Its Query is gone. Evidence of acceptance must not be reported as an ordinary absence.
-      if (providerTurnId) {
-        this.turns.releaseCancellation(turn);
-        return outcome(false, 'provider_state_lost', providerTurnId, phase);
-      }
-      this.turns.commitCancellation(turn);
-      return outcome(false, 'absent', '', phase);
-    }
-    // One interrupt retires the whole generation, so every Turn it holds ends canceled.
-    const canceled = this.turns.unsettled().filter((candidate) => candidate.generationId === generation.id);
-    for (const candidate of canceled) candidate.canceling = true;
-    this.#quarantineNextGeneration = true;
-    this.#background.onCancel();
-    this.#barrier.abort();
-    this.#interactions.rejectAll(TOOL_USE_ABORTED);
-    this.#watchdog.disarm();
-    this.#generation = undefined;
-    await generation.shutdown({ interrupt: true, ...shutdown });
-    for (const candidate of canceled) this.turns.commitCancellation(candidate);
-    return outcome(true, providerTurnId ? 'provider_active' : 'pre_accept', providerTurnId, phase);
+      closed: this.#closed,
+      turns: this.turns,
+      generations: this.#generations,
+      withdrawQueuedGoal: (turnId) => this.#goals.cancelQueued(turnId),
+      fenceCanceledGeneration: () => {
+        this.#quarantineNextGeneration = true;
+        this.#background.onCancel();
+        this.#barrier.abort();
+        this.#interactions.rejectAll(TOOL_USE_ABORTED);
+        this.#watchdog.disarm();
+      },
+    };
+    return cancelExactTurn(host, payload, context);
   }
 
   async stopTask(payload: StopTaskPayload): Promise<StopTaskResult> {
     const taskId = this.#background.runningTask(payload.taskId, payload.toolCallId);
-    const query = this.#generation?.query;
+    const query = this.#generations.current?.query;
     if (!taskId || !query?.stopTask) return { stopped: false };
     try {
       await query.stopTask(taskId);
@@ -394,83 +312,39 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
    * the next turn's Query starts with it.
    */
   async applySettings(payload: ApplySettingsPayload): Promise<void> {
-    const query = this.#generation?.query;
-    const canBypass = this.#startOptions?.canBypassPermissions ?? false;
-    if (payload.permissionMode !== undefined && payload.permissionMode !== '') {
-      this.#permissionMode = mapPermissionMode(payload.permissionMode, canBypass);
-      await query?.setPermissionMode?.(this.#permissionMode);
-    } else if (payload.planMode !== undefined) {
-      this.#permissionMode = payload.planMode ? 'plan' : (this.#startOptions?.basePermissionMode ?? 'default');
-      await query?.setPermissionMode?.(this.#permissionMode);
-    }
-    if (payload.model !== undefined && payload.model !== '') {
-      this.#selectedModel = this.#catalogue.resolve(payload.model);
-      this.#effectiveModel = undefined;
-      await query?.setModel?.(this.#selectedModel === DEFAULT_MODEL ? undefined : this.#selectedModel);
-    }
-    const flags: Record<string, unknown> = {};
-    if (payload.effort !== undefined && payload.effort !== '') flags.effortLevel = payload.effort;
-    if (payload.speed !== undefined) flags.fastMode = payload.speed === 'fast';
-    if (Object.keys(flags).length > 0) {
-      this.#flagSettings = { ...this.#flagSettings, ...flags };
-      await this.#applyFlagsLive(flags);
-    }
+    const generation = this.#generations.current;
+    await this.#settings.apply(payload, generation?.query, () => {
+      if (generation) this.#generations.retireIfIdle(generation);
+    });
     this.emit('session_state', this.#sessionSnapshot());
-  }
-
-  async #applyFlagsLive(flags: Record<string, unknown>): Promise<void> {
-    const generation = this.#generation;
-    if (!generation) return;
-    if (!generation.query.applyFlagSettings) {
-      this.#retireIfIdle(generation);
-      return;
-    }
-    try {
-      await generation.query.applyFlagSettings(flags);
-    } catch (error) {
-      this.#retireIfIdle(generation);
-      throw error;
-    }
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#idleQuery.disarm();
-    this.#goalTail.stop();
-    for (const exec of this.#goalQueue.takeAll()) {
-      this.emit('turn_failed', { turnId: exec.turnId, error: SESSION_CLOSED });
-    }
+    this.#settledRefresh.stop();
+    for (const turnId of this.#goals.close()) this.emit('turn_failed', { turnId, error: SESSION_CLOSED });
     this.#background.reset();
     this.#barrier.abort();
     this.#interactions.rejectAll(SESSION_CLOSED);
     this.#watchdog.disarm();
     for (const cancelWarning of this.#identityWarnings.values()) cancelWarning();
     this.#identityWarnings.clear();
-    const generation = this.#generation;
-    this.#generation = undefined;
     try {
-      if (generation) {
-        await generation.shutdown({ interrupt: false, drainTimeoutMs: this.#timers.closeDrainTimeoutMs });
-      }
+      await this.#generations.close();
     } finally {
       for (const turn of this.turns.unsettled()) {
         this.turns.settle(turn, { type: 'turn_failed', error: SESSION_CLOSED });
       }
       // A child retired or detached just before must not outlive the session.
-      await Promise.allSettled(this.#stopping);
+      await this.#generations.stopped();
     }
   }
 
   // --- MessageRouterHost -------------------------------------------------------------------------------
 
   awaitIdentity(turn: RuntimeTurn, phase: DispatchPhase, generation: QueryGeneration): Promise<void> {
-    return this.#barrier.await(turn, phase, {
-      providerSessionId: this.#providerSessionId,
-      cwd: this.#cwd,
-      claudeConfigDir: generation.claudeConfigDir,
-      generationId: generation.id,
-    });
+    return this.#barrier.await(turn, phase, this.#identityContext(generation));
   }
 
   settleRootResult(result: SDKResultMessage, turn: RuntimeTurn, generation: QueryGeneration): void {
@@ -491,8 +365,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       if (isTerminalConnectionError(result))
         this.#detach(generation, { active: CONNECTION_LOST, queued: CONNECTION_LOST });
     }
-    void this.#publishUsage(generation, result, turn.turnId);
-    if (decision !== 'confirm') void this.#refreshTitle(generation);
+    this.#settledRefresh.afterResult({ result, turnId: turn.turnId, generation });
   }
 
   rejectAuthentication(turn: RuntimeTurn, generation: QueryGeneration): void {
@@ -511,10 +384,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     if (message.type !== 'result' || !isRootMessage(message)) this.#background.observe(message);
     if (systemSubtype(message) !== 'init') return;
     const model = stringField(message as Record<string, unknown>, 'model');
-    if (model && model !== this.#effectiveModel) {
-      this.#effectiveModel = model;
-      this.emit('session_state', this.#sessionSnapshot());
-    }
+    if (model && this.#settings.observeEffectiveModel(model)) this.emit('session_state', this.#sessionSnapshot());
   }
 
   onUserTurnActivated(): void {
@@ -528,98 +398,31 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   }
 
   observeGoal(message: SDKMessage): Promise<void> | undefined {
-    const record = message as Record<string, unknown>;
-    // The SDK streams `active_goal` without listing it in its message union.
-    if (record.type === 'active_goal') {
-      this.#goalsInPlay = true;
-      this.#goals.observe(message, this.#goalTurn());
-      return undefined;
-    }
-    const subtype = systemSubtype(message);
-    if (subtype === 'session_state_changed' && record.state === 'idle' && this.#goalsInPlay) {
-      // A Goal still active when the provider goes idle got no verdict; the transcript may hold one.
-      return this.#drainGoals().then(() => this.#goals.idle(this.#goalTurn()));
-    }
-    if (subtype === 'init' || subtype === 'compact_boundary') {
-      const sessionId = stringField(record, 'session_id');
-      const generation = this.#generation;
-      if (sessionId && generation)
-        this.#followTranscript(generation, sessionId, stringField(record, 'cwd') ?? this.#cwd);
-    }
-    return undefined;
+    const generation = this.#generations.current;
+    return this.#goals.observe(message, generation && { configDir: generation.claudeConfigDir, cwd: this.#cwd });
   }
 
   drainGoalEvidence(): Promise<void> | undefined {
-    return this.#goalsInPlay ? this.#drainGoals() : undefined;
+    return this.#goals.drainEvidence();
   }
 
-  // --- goals -------------------------------------------------------------------------------------------
+  // --- generations and dispatch ------------------------------------------------------------------------
 
-  /**
-   * Claude Code writes Goal verdicts (`goal_status`) only to the transcript, so the tail follows it. Every
-   * turn's `system/init` names the same file; only a change is looked up (the path needs a realpath).
-   */
-  #followTranscript(generation: QueryGeneration, sessionId: string, cwd: string): void {
-    const location = `${generation.claudeConfigDir ?? ''}\u0000${cwd}\u0000${sessionId}`;
-    if (location === this.#followedTranscript) return;
-    this.#followedTranscript = location;
-    this.#goalTail.follow(sessionTranscriptPath({ configDir: generation.claudeConfigDir, cwd, sessionId }));
-  }
-
-  async #drainGoals(): Promise<void> {
-    let rows: unknown[];
-    try {
-      rows = await this.#goalTail.drain();
-    } catch {
-      return;
-    }
-    for (const row of rows) this.#goals.observe(row, this.#goalTurn());
-  }
-
-  /** Goal observations are reported on the running turn, else on the last one that ended. */
-  #goalTurn(): GoalTurn | undefined {
-    const turn = this.turns.active ?? this.#lastSettledTurn;
-    if (!turn) return undefined;
-    return {
-      turnId: turn.turnId,
-      ...(turn.providerTurnId ? { providerTurnId: turn.providerTurnId } : {}),
-      ...(turn.goal ? { action: turn.goal.action } : {}),
-    };
-  }
-
-  // --- generations ---------------------------------------------------------------------------------------
-
-  #ensureGeneration(): QueryGeneration {
-    const current = this.#generation;
-    if (current && !current.revoked) return current;
+  #createGeneration(id: number): QueryGeneration {
     const startOptions = this.#startOptions;
     if (!startOptions) throw new Error('Claude SDK session is not started');
-    const env = buildQueryEnv({
-      processEnv: this.#processEnv,
-      cwd: this.#cwd,
-      payloadEnv: this.#payload.env ?? {},
-    });
-    const executable = resolveClaudeExecutable(env);
+    const env = buildQueryEnv({ processEnv: this.#processEnv, cwd: this.#cwd, payloadEnv: this.#payload.env ?? {} });
     const prompts = new PromptQueue();
-    const id = this.#nextGenerationId++;
     let generation: QueryGeneration | undefined;
-    const isActive = (): boolean => generation !== undefined && this.#generation === generation && !generation.revoked;
-    const { queryOptions } = startOptions;
-    const model = this.#selectedModel === DEFAULT_MODEL ? undefined : this.#selectedModel;
-    const settings = { ...asRecord(queryOptions.settings), ...this.#flagSettings };
-    const options: Options = {
-      ...queryOptions,
+    const isLive = (): boolean => this.#generations.isCurrent(generation);
+    const options = generationQueryOptions({
+      startOptions,
+      settings: this.#settings.createTime(),
       cwd: this.#cwd,
       env,
-      ...(executable ? { pathToClaudeCodeExecutable: executable } : {}),
-      includePartialMessages: true,
-      includeHookEvents: true,
-      extraArgs: { ...queryOptions.extraArgs, 'replay-user-messages': null },
-      permissionMode: this.#permissionMode,
-      allowDangerouslySkipPermissions: startOptions.canBypassPermissions,
-      ...(model ? { model } : {}),
-      ...(Object.keys(settings).length > 0 ? { settings } : {}),
-      ...(this.#resumable ? { resume: this.#providerSessionId } : { sessionId: this.#providerSessionId }),
+      executable: resolveClaudeExecutable(env),
+      providerSessionId: this.#providerSessionId,
+      resumable: this.#resumable,
       canUseTool: createCanUseTool({
         registry: this.#interactions,
         ledger: this.#permissionLedger,
@@ -628,28 +431,20 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
         awaitTurnIdentity: async (turnId, phase, signal) => {
           const turn = this.turns.find(turnId);
           if (!turn || !generation) throw new Error(`turn ${turnId} is not running`);
-          await this.#barrier.await(
-            turn,
-            phase,
-            {
-              providerSessionId: this.#providerSessionId,
-              cwd: this.#cwd,
-              claudeConfigDir: generation.claudeConfigDir,
-              generationId: generation.id,
-            },
-            signal,
-          );
+          await this.#barrier.await(turn, phase, this.#identityContext(generation), signal);
           this.turns.activate(turn);
         },
-        getPermissionMode: () => this.#permissionMode,
+        getPermissionMode: () => this.#settings.permissionMode,
         canBypassPermissions: startOptions.canBypassPermissions,
-        isGenerationActive: isActive,
+        isGenerationActive: isLive,
       }),
-      hooks: { PostToolUse: [this.#postToolUseHook(isActive)] },
-    };
+      postToolUse: postToolUseHook(isLive, (input, toolUseId) => {
+        const turn = this.turns.active;
+        if (turn) this.projector.postToolUse(input, toolUseId, turn.turnId);
+      }),
+    });
     const query = this.#queryFactory({ prompt: prompts, options });
     generation = new QueryGeneration({ id, query, prompts, claudeConfigDir: env.CLAUDE_CONFIG_DIR || undefined });
-    this.#generation = generation;
     this.projector.reset();
     this.#background.reset();
     const quarantine = this.#quarantineNextGeneration
@@ -663,31 +458,25 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     return generation;
   }
 
+  #identityContext(generation: QueryGeneration) {
+    return {
+      providerSessionId: this.#providerSessionId,
+      cwd: this.#cwd,
+      claudeConfigDir: generation.claudeConfigDir,
+      generationId: generation.id,
+    };
+  }
+
   #isCurrentPromptEcho(message: SDKMessage): boolean {
     const echo = rootPromptEcho(message);
     return echo !== undefined && this.turns.awaitingCorrelation(echo.correlationId) !== undefined;
-  }
-
-  #postToolUseHook(isActive: () => boolean): HookCallbackMatcher {
-    return {
-      hooks: [
-        async (input, toolUseId) => {
-          if (!isActive()) return { continue: false };
-          const turn = this.turns.active;
-          if (turn && input.hook_event_name === 'PostToolUse') {
-            this.projector.postToolUse(input as PostToolUseHookInput, toolUseId, turn.turnId);
-          }
-          return {};
-        },
-      ],
-    };
   }
 
   #dispatch(turn: RuntimeTurn, payload: ExecPayload): void {
     if (turn.settled || turn.canceling) return;
     try {
       if (this.#closed) throw new Error(QUERY_CLOSED);
-      const generation = this.#ensureGeneration();
+      const generation = this.#generations.ensure();
       const content = buildPromptContent({
         prompt: payload.prompt,
         content: payload.content,
@@ -696,6 +485,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       if (content.length === 0) throw new Error('Claude SDK prompt is empty');
       turn.generationId = generation.id;
       turn.phase = 'dispatched';
+      this.#settledRefresh.onPrompt();
       generation.prompts.push({
         type: 'user',
         uuid: turn.correlationId as UUID,
@@ -715,66 +505,8 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     }
   }
 
-  /**
-   * The idle TTL ran out: free the child. Background work still owes output in this Query, so while it
-   * runs the Query stays and the TTL starts over.
-   */
-  #onIdleQueryExpired(): void {
-    const generation = this.#generation;
-    if (!generation || this.#closed || !this.turns.idle) return;
-    if (this.#background.hasBackgroundWork()) {
-      this.#idleQuery.arm();
-      return;
-    }
-    this.#retire(generation);
-  }
-
-  /**
-   * A continuation that never started is given up. Claude Code keeps the interrupted follow-up queued and
-   * would answer it with the next prompt, so a Query with nothing else to do is retired (interrupt, then
-   * close); one that still serves a turn is only interrupted, and its late output is rejected.
-   */
-  async #abandonContinuation(): Promise<void> {
-    const generation = this.#generation;
-    if (!generation) return;
-    if (!this.turns.idle) {
-      await generation.query.interrupt?.();
-      return;
-    }
-    this.#idleQuery.disarm();
-    this.#generation = undefined;
-    await this.#stop(generation, {
-      interrupt: true,
-      interruptTimeoutMs: 1_000,
-      drainTimeoutMs: this.#timers.closeDrainTimeoutMs,
-    });
-  }
-
-  #retireIfIdle(generation: QueryGeneration): void {
-    if (this.#generation !== generation || !this.turns.idle || this.#background.hasBackgroundWork()) return;
-    this.#retire(generation);
-  }
-
-  /** Takes an idle Query out of service; the next turn resumes the session in a new one. */
-  #retire(generation: QueryGeneration): void {
-    this.#idleQuery.disarm();
-    if (this.#generation === generation) this.#generation = undefined;
-    void this.#stop(generation, { interrupt: false, drainTimeoutMs: this.#timers.closeDrainTimeoutMs }).catch(
-      () => undefined,
-    );
-  }
-
-  /** Shuts a generation down and keeps track of it until it is done, so `close()` can wait for it. */
-  #stop(generation: QueryGeneration, options: ShutdownOptions): Promise<unknown> {
-    const stopped = generation.shutdown(options);
-    const settled = stopped.catch(() => undefined);
-    this.#stopping.add(settled);
-    void settled.then(() => this.#stopping.delete(settled));
-    return stopped;
-  }
-
   #onGenerationEnded(generation: QueryGeneration, failure: unknown): void {
-    if (this.#generation !== generation) return;
+    if (this.#generations.current !== generation) return;
     for (const turn of this.turns.unsettled()) {
       if (turn.generationId !== generation.id || turn.providerTurnId || turn.synthetic) continue;
       if (failure === undefined) this.#providerTurnDiagnostics.queryEndedBeforeIdentity(this.#turnSnapshot(turn));
@@ -783,11 +515,9 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     this.#detach(generation, { active: describeQueryEnd(failure), queued: SESSION_ENDED });
   }
 
-  #onResultTimeout(): void {
-    const generation = this.#generation;
-    const turn = this.turns.active;
-    if (!generation || !turn) return;
-    const timeoutMs = this.#timers.resultTimeoutMs;
+  #onResultTimeout(timeoutMs: number): void {
+    const generation = this.#generations.current;
+    if (!generation || !this.turns.active) return;
     this.#detach(generation, {
       active: `Claude SDK result did not arrive within ${timeoutMs}ms after the turn's answer`,
       queued: SESSION_ENDED,
@@ -800,16 +530,12 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
    * The session stays resumable; the next Turn starts a fresh Query with `resume`.
    */
   #detach(generation: QueryGeneration, errors: { active: string; queued: string }): void {
-    if (this.#generation === generation) this.#generation = undefined;
+    this.#generations.release(generation);
     this.#background.reset();
     this.#barrier.abort();
     this.#watchdog.disarm();
     this.#interactions.rejectAll(SESSION_ENDED);
-    void this.#stop(generation, {
-      interrupt: true,
-      interruptTimeoutMs: 1_000,
-      drainTimeoutMs: this.#timers.closeDrainTimeoutMs,
-    }).catch(() => undefined);
+    this.#generations.discard(generation);
     let first = true;
     for (const turn of this.turns.unsettled()) {
       if (turn.generationId !== generation.id) continue;
@@ -819,6 +545,8 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       this.turns.settle(turn, { type: 'turn_failed', error });
     }
   }
+
+  // --- turn bookkeeping ----------------------------------------------------------------------------------
 
   #disarmIdentityWarning(turn: RuntimeTurn): void {
     this.#identityWarnings.get(turn.turnId)?.();
@@ -846,47 +574,17 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   #afterSettle(turn: RuntimeTurn): void {
     this.#disarmIdentityWarning(turn);
     this.#assistantErrors.delete(turn.turnId);
-    this.#lastSettledTurn = turn;
+    this.#goals.turnSettled(turn);
     if (!this.turns.active) this.#watchdog.disarm();
-    if (this.turns.idle && !this.#closed) this.#idleQuery.arm();
+    if (this.turns.idle && !this.#closed) this.#generations.armIdle();
     this.emit('session_state', this.#sessionSnapshot());
   }
 
-  async #publishUsage(generation: QueryGeneration, result: SDKResultMessage, turnId: string): Promise<void> {
-    const usage = await usageAfterResult(generation.query, result, turnId);
-    if (!this.#closed) this.emit('usage_updated', usage);
-  }
-
-  async #refreshTitle(generation: QueryGeneration): Promise<void> {
-    let title: string | undefined;
-    try {
-      title = await this.#readSessionTitle({
-        providerSessionId: this.#providerSessionId,
-        cwd: this.#cwd,
-        claudeConfigDir: generation.claudeConfigDir,
-      });
-    } catch {
-      return;
-    }
-    const normalized = title?.replace(/\s+/g, ' ').trim();
-    if (!normalized || normalized === this.#title || this.#closed) return;
-    this.#title = normalized;
-    this.emit('session_title_updated', { providerSessionId: this.#providerSessionId, title: normalized });
-  }
-
   #sessionSnapshot() {
-    const configOptions = this.#catalogue.configOptions(this.#selectedModel, this.#effectiveModel);
-    const model = this.#effectiveModel ?? (this.#selectedModel === DEFAULT_MODEL ? undefined : this.#selectedModel);
     return {
       providerSessionId: this.#providerSessionId,
-      ...(model ? { model } : {}),
-      ...(configOptions ? { configOptions } : {}),
+      ...this.#settings.reported(),
       resumeCursor: resumeCursor(this.#providerSessionId, this.#lastAssistantUuid, this.turns.settledCount),
     };
   }
-}
-
-function errorStage(error: unknown): string | undefined {
-  const stage = typeof error === 'object' && error !== null ? (error as { stage?: unknown }).stage : undefined;
-  return typeof stage === 'string' ? stage : undefined;
 }

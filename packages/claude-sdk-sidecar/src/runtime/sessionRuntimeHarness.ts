@@ -79,6 +79,7 @@ export function harness(options: Partial<SessionRuntimeOptions> = {}) {
       resultTimeoutMs: 60_000,
       closeDrainTimeoutMs: 1_000,
       identityRetry: { initialDelayMs: 1, maxDelayMs: 5, deadlineMs: 300 },
+      settledRefreshQuietMs: 5,
       ...options.timers,
     },
   });

@@ -12,9 +12,17 @@ import {
   parseRequestPayload,
   type RecoverTurnBindingPayload,
   type RecoverTurnBindingResult,
+  type RequestPayload,
   type RequestType,
 } from '@outrigger/protocol';
 import { KeyedSerialQueue } from './keyedSerialQueue.ts';
+import {
+  isStatelessRequest,
+  type RequestHandler,
+  type RequestHandlerTable,
+  type SessionRequestType,
+  type StatelessRequestType,
+} from './requestHandler.ts';
 import type { SessionFactory, SidecarSession } from './sidecarSession.ts';
 
 /** The requests that read provider history without a session (fork/ implements them). */
@@ -59,72 +67,86 @@ export function startSidecarServer(options: SidecarServerOptions): SidecarServer
     );
   };
 
-  const sessionRequest = (type: RequestType, payload: Record<string, unknown>, id: string | undefined) => {
-    const agentSessionId = typeof payload.agentSessionId === 'string' ? payload.agentSessionId : '';
-    const requireSession = (): SidecarSession => {
-      const session = sessions.get(agentSessionId);
-      if (!session) throw new Error(`session ${agentSessionId} is not started`);
-      return session;
-    };
-    const handle = async (): Promise<unknown> => {
-      switch (type) {
-        case 'start': {
-          const previous = sessions.get(agentSessionId);
-          if (previous) {
-            sessions.delete(agentSessionId);
-            await previous.close().catch(() => undefined);
-          }
-          const session = createSession(payload as never, emit);
-          sessions.set(agentSessionId, session);
-          try {
-            return await session.start();
-          } catch (error) {
-            sessions.delete(agentSessionId);
-            await session.close().catch(() => undefined);
-            throw error;
-          }
-        }
-        case 'close': {
-          const session = sessions.get(agentSessionId);
-          if (!session) return undefined;
-          await session.close();
-          sessions.delete(agentSessionId);
-          return undefined;
-        }
-        case 'exec':
-          return requireSession().exec(payload as never);
-        case 'guide':
-          return requireSession().guide(payload as never);
-        case 'cancel':
-          return requireSession().cancel(payload as never, { requestId: id });
-        case 'stop_task':
-          return requireSession().stopTask(payload as never);
-        case 'submit_interactive':
-          return requireSession().submitInteractive(payload as never);
-        case 'interactive_disposition':
-          return requireSession().interactiveDisposition(payload as never);
-        case 'apply_settings':
-          return requireSession().applySettings(payload as never);
-        default:
-          throw new Error(`unsupported request type ${type}`);
-      }
-    };
-    // A cancel must be able to meet a cancel still in flight (it reports the turn as unresolved).
-    return type === 'cancel'
-      ? sessionQueue.runPreemptive(agentSessionId, handle)
-      : sessionQueue.run(agentSessionId, handle);
+  const requireSession = (agentSessionId: string): SidecarSession => {
+    const session = sessions.get(agentSessionId);
+    if (!session) throw new Error(`session ${agentSessionId} is not started`);
+    return session;
   };
 
-  const statelessRequest = (type: RequestType, payload: Record<string, unknown>): Promise<unknown> | undefined => {
-    let work: Promise<unknown>;
-    if (type === 'inspect_fork_checkpoints') work = stateless.inspectForkCheckpoints(payload as never);
-    else if (type === 'recover_turn_binding') work = stateless.recoverTurnBinding(payload as never);
-    else if (type === 'fork_session') work = stateless.forkSession(payload as never);
-    else return undefined;
+  const sessionHandlers: RequestHandlerTable<SessionRequestType> = {
+    start: async (payload) => {
+      const { agentSessionId } = payload;
+      const previous = sessions.get(agentSessionId);
+      if (previous) {
+        sessions.delete(agentSessionId);
+        await previous.close().catch(() => undefined);
+      }
+      const session = createSession(payload, emit);
+      sessions.set(agentSessionId, session);
+      try {
+        return await session.start();
+      } catch (error) {
+        sessions.delete(agentSessionId);
+        await session.close().catch(() => undefined);
+        throw error;
+      }
+    },
+    close: async ({ agentSessionId }) => {
+      const session = sessions.get(agentSessionId);
+      if (!session) return;
+      await session.close();
+      sessions.delete(agentSessionId);
+    },
+    exec: async (payload) => requireSession(payload.agentSessionId).exec(payload),
+    guide: async (payload) => requireSession(payload.agentSessionId).guide(payload),
+    cancel: async (payload, requestId) => requireSession(payload.agentSessionId).cancel(payload, { requestId }),
+    stop_task: async (payload) => requireSession(payload.agentSessionId).stopTask(payload),
+    submit_interactive: async (payload) => requireSession(payload.agentSessionId).submitInteractive(payload),
+    interactive_disposition: async (payload) => requireSession(payload.agentSessionId).interactiveDisposition(payload),
+    apply_settings: async (payload) => requireSession(payload.agentSessionId).applySettings(payload),
+  };
+
+  const statelessHandlers: RequestHandlerTable<StatelessRequestType> = {
+    inspect_fork_checkpoints: async (payload) => stateless.inspectForkCheckpoints(payload),
+    recover_turn_binding: async (payload) => stateless.recoverTurnBinding(payload),
+    fork_session: async (payload) => stateless.forkSession(payload),
+  };
+
+  const sessionRequest = <T extends SessionRequestType>(
+    type: T,
+    payload: RequestPayload<T>,
+    id: string | undefined,
+  ) => {
+    const handler: RequestHandler<T> = sessionHandlers[type];
+    const handle = () => handler(payload, id);
+    // A cancel must be able to meet a cancel still in flight (it reports the turn as unresolved).
+    return type === 'cancel'
+      ? sessionQueue.runPreemptive(payload.agentSessionId, handle)
+      : sessionQueue.run(payload.agentSessionId, handle);
+  };
+
+  const statelessRequest = <T extends StatelessRequestType>(type: T, payload: RequestPayload<T>) => {
+    const handler: RequestHandler<T> = statelessHandlers[type];
+    const work = handler(payload, undefined);
     const tracked = work.catch(() => undefined);
     statelessInFlight.add(tracked);
     void tracked.then(() => statelessInFlight.delete(tracked));
     return work;
+  };
+
+  /** Validates the payload for its type, then hands it to that type's handler. */
+  const dispatch = <T extends RequestType>(
+    type: T,
+    rawPayload: unknown,
+    id: string | undefined,
+    run: (payload: RequestPayload<T>) => Promise<unknown>,
+  ): void => {
+    const payload = parseRequestPayload(type, rawPayload);
+    if (!payload.ok) {
+      transport.send(encodeError(id, payload.error));
+      return;
+    }
+    respond(id, run(payload.value));
   };
 
   const handleLine = (line: string): void => {
@@ -139,13 +161,12 @@ export function startSidecarServer(options: SidecarServerOptions): SidecarServer
       transport.send(encodeError(request.id, 'sidecar is shutting down'));
       return;
     }
-    const payload = parseRequestPayload(request.type, request.payload);
-    if (!payload.ok) {
-      transport.send(encodeError(request.id, payload.error));
-      return;
+    const { type, id } = request;
+    if (isStatelessRequest(type)) {
+      dispatch(type, request.payload, id, (payload) => statelessRequest(type, payload));
+    } else {
+      dispatch(type, request.payload, id, (payload) => sessionRequest(type, payload, id));
     }
-    const value = payload.value as Record<string, unknown>;
-    respond(request.id, statelessRequest(request.type, value) ?? sessionRequest(request.type, value, request.id));
   };
 
   const shutdown = async (): Promise<void> => {

@@ -125,3 +125,77 @@ export function apiRetry(errorStatus: number | null, error = 'authentication_fai
 export function sessionIdle(): SDKMessage {
   return message({ type: 'system', subtype: 'session_state_changed', state: 'idle', uuid: randomUUID() });
 }
+
+// --- tool calls and background work (shapes from claude-code-offline.md §5) -----------------------------
+
+/** A root assistant message that calls one tool. */
+export function toolUse(id: string, name: string, input: Record<string, unknown>): SDKMessage {
+  return message({
+    type: 'assistant',
+    uuid: randomUUID(),
+    parent_tool_use_id: null,
+    message: {
+      id: `msg-${id}`,
+      role: 'assistant',
+      model: 'claude-test',
+      content: [{ type: 'tool_use', id, name, input }],
+      stop_reason: 'tool_use',
+      usage: { input_tokens: 1, output_tokens: 1 },
+    },
+  });
+}
+
+/** `system/task_started`: the tool call `toolUseId` launched background task `taskId`. */
+export function taskStarted(taskId: string, toolUseId: string, taskType: string): SDKMessage {
+  return message({
+    type: 'system',
+    subtype: 'task_started',
+    uuid: randomUUID(),
+    task_id: taskId,
+    tool_use_id: toolUseId,
+    task_type: taskType,
+    description: 'background work',
+  });
+}
+
+/** `system/task_updated`: background task `taskId` was killed. */
+export function taskUpdated(taskId: string): SDKMessage {
+  return message({
+    type: 'system',
+    subtype: 'task_updated',
+    uuid: randomUUID(),
+    task_id: taskId,
+    patch: { status: 'killed' },
+  });
+}
+
+/** `system/task_notification`: background task `taskId` ended with `status`. */
+export function taskNotificationSystem(taskId: string, status: string): SDKMessage {
+  return message({ type: 'system', subtype: 'task_notification', uuid: randomUUID(), task_id: taskId, status });
+}
+
+/** `system/background_tasks_changed`: the background tasks running now, as `[taskId, taskType]` pairs. */
+export function backgroundTasksChanged(...tasks: [taskId: string, taskType: string][]): SDKMessage {
+  return message({
+    type: 'system',
+    subtype: 'background_tasks_changed',
+    uuid: randomUUID(),
+    tasks: tasks.map(([task_id, task_type]) => ({ task_id, task_type })),
+  });
+}
+
+/** The tool_result of a background launch: the command runs on as task `taskId`. */
+export function backgroundLaunchResult(toolUseId: string, taskId: string): SDKMessage {
+  return message({
+    type: 'user',
+    uuid: randomUUID(),
+    parent_tool_use_id: null,
+    message: {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: toolUseId, content: `Command running in background with ID: ${taskId}.` },
+      ],
+    },
+    tool_use_result: { stdout: '', stderr: '', interrupted: false, backgroundTaskId: taskId },
+  });
+}

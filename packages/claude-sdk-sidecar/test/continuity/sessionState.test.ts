@@ -8,6 +8,7 @@ import {
   type ContinuityRig,
   type ExecutedTurn,
   eventsOfTurn,
+  onlyTerminalOf,
   runTurn,
   startContinuityRig,
 } from './continuityHarness.ts';
@@ -101,7 +102,10 @@ function usageEventsOf(turnId: string) {
   );
 }
 
-/** The turn's context-window snapshot, which the sidecar publishes after the result. */
+/**
+ * The turn's context-window snapshot. The sidecar reads it once the session has gone quiet after the
+ * result (no new prompt within the quiet period), so it follows the turn's terminal event.
+ */
 async function contextWindowOf(turnId: string) {
   const event = await rig.sidecar.waitForEvent(
     (candidate) =>
@@ -111,6 +115,11 @@ async function contextWindowOf(turnId: string) {
     { timeoutMs: 15_000, description: `usage_updated with contextWindow for ${turnId}` },
   );
   assert.ok(event.type === 'usage_updated' && event.payload.contextWindow);
+  const { events } = rig.sidecar;
+  assert.ok(
+    events.indexOf(onlyTerminalOf(events, turnId)) < events.indexOf(event),
+    "the snapshot follows the turn's terminal event",
+  );
   return event.payload.contextWindow;
 }
 
@@ -193,7 +202,7 @@ test('session_started offers the model catalogue; after init the effective model
   assert.deepEqual(mock.unmatched, [], 'mock-anthropic answered every model request');
 });
 
-test('usage_updated carries the streamed usage and then a context-window snapshot for each turn', async () => {
+test('usage_updated carries the streamed usage, then a context-window snapshot once the session is idle after each turn', async () => {
   const { sidecar } = rig;
   const firstTurnId = turnIdAnswering(PROMPT_ONE);
   const firstWindow = await contextWindowOf(firstTurnId);
@@ -209,7 +218,7 @@ test('usage_updated carries the streamed usage and then a context-window snapsho
   assert.equal(
     usageEventsOf(firstTurnId).filter((payload) => payload.contextWindow).length,
     1,
-    'one context-window snapshot per turn',
+    'one context-window snapshot per turn the session went idle after',
   );
   assert.ok(Number.isInteger(firstWindow.usedTokens) && firstWindow.usedTokens > 0, 'usedTokens is counted');
   assert.ok(

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { CancelPayload, EmitEvent } from '@outrigger/protocol';
+import { withDiagnosticSinkForTest } from '../diagnostics/diagnosticLine.ts';
+import type { FakeClaudeQuery } from '../testing/fakeClaudeQuery.ts';
+import { cancelExactTurn, type ExactCancellationHost } from './exactCancellation.ts';
+import { consumingFakeGeneration } from './fakeGeneration.ts';
+import { GenerationLifecycle } from './generationLifecycle.ts';
+import { TurnLifecycle } from './turnLifecycle.ts';
+
+/** The procedure over real turns and generations; the host's own fencing is recorded. */
+function rig(options: { queuedGoal?: string; closed?: boolean } = {}) {
+  const log: string[] = [];
+  const emit: EmitEvent = (type, payload) => log.push(`${type}:${(payload as { turnId?: string }).turnId}`);
+  const turns = new TurnLifecycle(emit);
+  const queries: FakeClaudeQuery[] = [];
+  const generations = new GenerationLifecycle({
+    create: (id) => {
+      const { generation, query } = consumingFakeGeneration(id);
+      queries.push(query);
+      return generation;
+    },
+    idleTtlMs: 60_000,
+    closeDrainTimeoutMs: 1_000,
+    turnsIdle: () => turns.idle,
+    hasBackgroundWork: () => false,
+  });
+  const host: ExactCancellationHost = {
+    agentSessionId: 's1',
+    providerSessionId: 'provider-1',
+    closed: options.closed ?? false,
+    turns,
+    generations,
+    withdrawQueuedGoal: (turnId) => turnId === options.queuedGoal,
+    fenceCanceledGeneration: () => log.push(`fenced; Query calls so far: ${queries[0]?.calls.join(',') || 'none'}`),
+  };
+  /** Enqueues a turn and hands it to the live generation, as a dispatch does. */
+  const dispatched = (turnId: string) => {
+    const turn = turns.enqueue({ turnId, correlationId: `corr-${turnId}` });
+    turn.generationId = generations.ensure().id;
+    turn.phase = 'dispatched';
+    return turn;
+  };
+  const cancel = (turnId: string) => {
+    const payload: CancelPayload = { agentSessionId: 's1', turnId, interruptTimeoutMs: 100, drainTimeoutMs: 100 };
+    return withDiagnosticSinkForTest(() => cancelExactTurn(host, payload, { requestId: 'r1' }));
+  };
+  return { log, turns, generations, queries, dispatched, cancel };
+}
+
+test('a dispatched turn: fence, then interrupt and close, and only then the terminals of every turn it held', async () => {
+  const r = rig();
+  const first = r.dispatched('t1');
+  r.turns.bindIdentity(first, 'provider-turn-1');
+  r.turns.activate(first);
+  r.dispatched('t2');
+  const generation = r.generations.current;
+  const result = await r.cancel('t1');
+  assert.deepEqual(result, {
+    canceled: true,
+    disposition: 'provider_active',
+    turnId: 't1',
+    providerTurnId: 'provider-turn-1',
+    dispatchPhase: 'identity_resolved',
+  });
+  assert.deepEqual(r.queries[0]?.calls, ['interrupt', 'close']);
+  const fencedAt = r.log.findIndex((line) => line.startsWith('fenced'));
+  assert.equal(r.log[fencedAt], 'fenced; Query calls so far: none', 'fenced before the Query was touched');
+  assert.deepEqual(
+    r.log.filter((line) => line.startsWith('turn_canceled')),
+    ['turn_canceled:t1', 'turn_canceled:t2'],
+  );
+  assert.ok(r.log.indexOf('turn_canceled:t1') > fencedAt);
+  assert.ok(generation?.revoked, 'the generation is out of service');
+  assert.equal(r.generations.current, undefined);
+});
+
+test('a turn never handed to Claude Code ends here without touching the Query', async () => {
+  const r = rig();
+  r.dispatched('t1');
+  r.turns.enqueue({ turnId: 't2', correlationId: 'corr-t2' });
+  const result = await r.cancel('t2');
+  assert.deepEqual(
+    { canceled: result.canceled, disposition: result.disposition, phase: result.dispatchPhase },
+    { canceled: true, disposition: 'pre_accept', phase: 'queued' },
+  );
+  assert.deepEqual(r.queries[0]?.calls, []);
+  assert.ok(r.generations.current, 'the Query keeps serving t1');
+});
+
+test('a Goal command still waiting for its batch is withdrawn locally', async () => {
+  const r = rig({ queuedGoal: 'goal-1' });
+  const result = await r.cancel('goal-1');
+  assert.deepEqual(result, {
+    canceled: true,
+    disposition: 'pre_accept',
+    turnId: 'goal-1',
+    providerTurnId: '',
+    dispatchPhase: 'pending_goal',
+  });
+});
+
+test('a bound turn whose Query is gone reports provider_state_lost and stays running', async () => {
+  const r = rig();
+  const turn = r.dispatched('t1');
+  r.turns.bindIdentity(turn, 'provider-turn-1');
+  const generation = r.generations.current;
+  assert.ok(generation);
+  r.generations.release(generation);
+  const result = await r.cancel('t1');
+  assert.equal(result.disposition, 'provider_state_lost');
+  assert.equal(result.canceled, false);
+  assert.equal(turn.settled, false);
+  assert.equal(turn.canceling, false, 'the cancellation was released');
+});
+
+test('a closed session or an unknown turn is absent', async () => {
+  assert.equal((await rig({ closed: true }).cancel('t1')).disposition, 'absent');
+  assert.equal((await rig().cancel('t9')).disposition, 'absent');
+});
