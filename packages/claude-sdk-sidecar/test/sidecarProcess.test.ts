@@ -37,6 +37,10 @@ const OUTPUT_EVENTS = new Set([
   'usage_updated',
 ]);
 const TERMINALS = new Set(['turn_completed', 'turn_failed', 'turn_canceled']);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+/** Model requests of the auth-fail prompt, the first and any retry of Claude Code's. */
+let authAttempts = 0;
 
 const rules: MockRule[] = [
   (request) => {
@@ -93,6 +97,9 @@ const rules: MockRule[] = [
           };
     }
     if (text.includes('auth-fail')) {
+      authAttempts += 1;
+      // Only the first attempt is answered: a sidecar that waited for the SDK's retries would wait forever.
+      if (authAttempts > 1) return { stall: true };
       return { error: { status: 401, type: 'authentication_error', message: 'invalid x-api-key' } };
     }
     if (text.includes('slow-stream')) {
@@ -272,13 +279,29 @@ test('an exec sent while a turn runs a tool becomes its own turn, never folded i
   assert.deepEqual(carriesSecond, [false, false, true], "the first turn's two requests, then the second turn");
 });
 
-test('a 401 fails the turn at once as an authentication rejection', async () => {
-  const { terminal } = await runTurn('auth-fail here');
-  assert.equal(terminal.type, 'turn_failed');
-  assert.ok(terminal.type === 'turn_failed');
-  assert.equal(terminal.payload.code, 'authentication_failed');
-  assert.equal(terminal.payload.apiErrorStatus, 401);
-  assert.equal(terminal.payload.dispatchDisposition, 'rejected');
+test('a 401 fails the turn at once as an authentication rejection, without waiting for the retries', async () => {
+  let attemptsAtTerminal: number | undefined;
+  const stopWatching = sidecar.client.onEvent((event) => {
+    if (event.type === 'turn_failed' && attemptsAtTerminal === undefined) attemptsAtTerminal = authAttempts;
+  });
+  try {
+    const { terminal } = await runTurn('auth-fail here');
+    assert.ok(terminal.type === 'turn_failed', `the turn failed: ${JSON.stringify(terminal.payload)}`);
+    assert.deepEqual(terminal.payload, {
+      turnId: terminal.payload.turnId,
+      error: 'Claude API rejected the credentials (HTTP 401 authentication_failed)',
+      code: 'authentication_failed',
+      apiErrorStatus: 401,
+      dispatchDisposition: 'rejected',
+    });
+  } finally {
+    stopWatching();
+  }
+  // Every retry stalls, so the terminal cannot have come from a retry completing; at most one had been sent.
+  assert.ok(
+    attemptsAtTerminal === 1 || attemptsAtTerminal === 2,
+    `the first 401 and at most one (stalled) retry by the time turn_failed arrived; got ${attemptsAtTerminal}`,
+  );
 });
 
 test('a Claude Code child killed mid-turn fails the turn, and the next exec resumes the session', async () => {
@@ -402,6 +425,48 @@ test('malformed and oversized lines are answered with errors and the process kee
   assert.equal(terminal.type, 'turn_completed');
 });
 
+test('every checkpoint of a completed turn is a transcript uuid of that turn; the identity is its root user uuid', async () => {
+  const completed = sidecar.events.flatMap((event) =>
+    event.type === 'turn_completed' && event.payload.providerTurnId
+      ? [{ turnId: event.payload.turnId, providerTurnId: event.payload.providerTurnId }]
+      : [],
+  );
+  assert.ok(completed.length >= 5, 'precondition: the earlier cases completed their turns');
+  const checkpointsOf = (turnId: string) =>
+    sidecar.events.flatMap((event) =>
+      event.type === 'provider_turn_checkpoint' && event.payload.turnId === turnId ? [event.payload] : [],
+    );
+  const allCheckpoints = completed.flatMap(({ turnId }) =>
+    checkpointsOf(turnId).map((checkpoint) => checkpoint.providerCheckpointMessageId),
+  );
+  // Claude Code appends to the transcript asynchronously: wait (bounded) until every checkpoint is written.
+  await transcriptRow(() => {
+    const uuids = new Set(transcriptRows().map((row) => row.uuid));
+    return allCheckpoints.every((uuid) => uuids.has(uuid));
+  });
+  const rows = transcriptRows();
+  const rowIndex = (uuid: string) => rows.findIndex((row) => row.uuid === uuid);
+  const roots = completed.map(({ providerTurnId }) => rowIndex(providerTurnId)).sort((a, b) => a - b);
+  for (const { turnId, providerTurnId } of completed) {
+    const root = rowIndex(providerTurnId);
+    assert.ok(root >= 0, `the identity ${providerTurnId} of ${turnId} is a transcript row`);
+    assert.ok(isPromptRow(rows[root]), `the identity ${providerTurnId} of ${turnId} is a root user prompt row`);
+    const nextRoot = roots.find((index) => index > root) ?? rows.length;
+    const checkpoints = checkpointsOf(turnId);
+    assert.ok(checkpoints.length > 0, `turn ${turnId} published checkpoints`);
+    for (const checkpoint of checkpoints) {
+      const id = checkpoint.providerCheckpointMessageId;
+      assert.equal(checkpoint.providerTurnId, providerTurnId, `checkpoint ${id} names the turn's identity`);
+      assert.match(id, UUID, `checkpoint ${id} of ${turnId} is a uuid`);
+      const at = rowIndex(id);
+      assert.ok(
+        at >= root && at < nextRoot,
+        `checkpoint ${id} of ${turnId} is in its transcript span (${root}..${nextRoot}); at ${at}`,
+      );
+    }
+  }
+});
+
 test('the stateless inspect_fork_checkpoints lists the provider turns of every completed turn', async () => {
   // A turn whose child was SIGKILLed may never have reached the transcript; completed turns always have.
   const completed = sidecar.events.flatMap((event) =>
@@ -426,6 +491,14 @@ test('close answers ok and the end of input exits 0 without stray stdout', async
   );
   assert.deepEqual(leaked, [], 'no prompt, tool input or credential reaches stderr');
 });
+
+/** A user row that carries a prompt, not a tool result. */
+function isPromptRow(row: Record<string, unknown> | undefined): boolean {
+  if (row?.type !== 'user') return false;
+  const content = (row.message as { content?: unknown } | undefined)?.content;
+  if (typeof content === 'string') return true;
+  return Array.isArray(content) && content.every((block) => (block as { type?: unknown })?.type !== 'tool_result');
+}
 
 /** Direct children of a process, from procfs. */
 function childPids(pid: number): number[] {

@@ -143,6 +143,45 @@ test('exit-plan captures the plan when a mode is chosen and fails when planning 
   assert.equal(kept.terminal.payload.error, 'User rejected request to exit plan mode.');
 });
 
+test('guide echoes one delta on the active turn, and needs one', async () => {
+  // A pending approval keeps the driver's turn active.
+  const turnId = await exec('guided approval');
+  const request = await waitForTurn(turnId, 'approval_requested');
+  assert.ok(request.type === 'approval_requested');
+  const before = turnEvents(turnId).length;
+  await sidecar.request('guide', { agentSessionId: SESSION, prompt: 'steer left', content: [] });
+  const guided = turnEvents(turnId).slice(before);
+  assert.deepEqual(
+    guided.map((event) => event.type),
+    ['guidance_interrupted', 'assistant_delta'],
+    'both published before the ok',
+  );
+  const identity = turnEvents(turnId).find((event) => event.type === 'provider_turn_identity_resolved');
+  assert.ok(identity?.type === 'provider_turn_identity_resolved');
+  const delta = guided[1];
+  assert.ok(delta?.type === 'assistant_delta');
+  assert.equal(delta.payload.content, 'steer left');
+  assert.equal(delta.payload.snapshot, 'steer left');
+  assert.equal((delta.payload as { providerTurnId?: string }).providerTurnId, identity.payload.providerTurnId);
+
+  await sidecar.request<InteractiveResult>('submit_interactive', {
+    agentSessionId: SESSION,
+    turnId,
+    requestId: request.payload.requestId,
+    action: 'allow',
+    optionId: 'allow',
+    payload: {},
+  });
+  await waitForTurn(turnId, 'turn_completed');
+  await assert.rejects(sidecar.request('guide', { agentSessionId: SESSION, prompt: 'too late', content: [] }), {
+    message: 'Claude SDK guidance requires an active turn',
+  });
+  assert.equal(
+    sidecar.events.filter((event) => event.type === 'assistant_delta' && event.payload.content === 'too late').length,
+    0,
+  );
+});
+
 test('close answers ok and the end of input exits 0', async () => {
   await sidecar.request('close', { agentSessionId: SESSION });
   assert.deepEqual(await sidecar.stop(), { code: 0, signal: null });

@@ -161,6 +161,24 @@ export class BackgroundTaskLifecycle {
     this.#rejecting = true;
   }
 
+  /**
+   * The Turn a permission request or question of background work goes to: the open one, or else a
+   * synthetic Turn opened for it (reference §3.6, last step). The follow-up is already running, so it has
+   * no start deadline; session idle or its own root result ends it like any continuation.
+   */
+  turnForRequest(): string {
+    const active = this.#turns.activeTurn();
+    if (active) return active.turnId;
+    const turnId = this.#turns.reserveSyntheticTurn();
+    this.#lastTurnId = turnId;
+    return turnId;
+  }
+
+  /** True while a reserved continuation waits for its first root output. */
+  get awaitingContinuation(): boolean {
+    return this.#awaited !== undefined;
+  }
+
   /** A cancel retires the Query: no continuation may follow from what it left behind. */
   onCancel(): void {
     this.#stopQuiescence();

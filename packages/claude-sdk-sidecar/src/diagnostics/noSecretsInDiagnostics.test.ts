@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { AuthRefreshDebug } from './authRefreshDebug.ts';
 import { CancelDiagnostics } from './cancelDiagnostics.ts';
 import { ProviderTurnDiagnostics } from './providerTurnDiagnostics.ts';
 
@@ -38,7 +39,7 @@ describe('diagnostics never carry prompts, tool input or credentials', () => {
     process.stderr.write = originalWrite;
   });
 
-  it('holds for every cancel and provider-turn record fed with leaky errors', () => {
+  it('holds for every cancel, provider-turn and auth-refresh record fed with leaky errors and credentials', () => {
     const cancel = new CancelDiagnostics({
       requestId: 'req-1',
       agentSessionId: 'agent-1',
@@ -72,10 +73,24 @@ describe('diagnostics never carry prompts, tool input or credentials', () => {
     });
     provider.queryConsumptionFailedBeforeIdentity(turn, leakyError());
 
+    const auth = new AuthRefreshDebug({ enabled: true });
+    const ids = { agentSessionId: 'agent-1', providerSessionId: 'prov-1' };
+    auth.record('query_created', {
+      ...ids,
+      generationId: 1,
+      env: {
+        ANTHROPIC_API_KEY: credentialCanary,
+        CLAUDE_CODE_OAUTH_TOKEN: credentialCanary,
+        CLAUDE_CONFIG_DIR: '/CANARY',
+      },
+    });
+    auth.record('query_ended', { ...ids, generationId: 1, error: leakyError() });
+
     const output = written.join('');
     const lines = output.trimEnd().split('\n');
-    assert.equal(lines.length, 8, 'every record was written to stderr');
-    for (const line of lines) assert.match(line, /^CLAUDE_CODE_(CANCEL|PROVIDER_TURN)_DIAGNOSTIC \{.*\}$/);
+    assert.equal(lines.length, 10, 'every record was written to stderr');
+    for (const line of lines)
+      assert.match(line, /^CLAUDE_CODE_(CANCEL_DIAGNOSTIC|PROVIDER_TURN_DIAGNOSTIC|AUTH_REFRESH_DEBUG) \{.*\}$/);
     for (const canary of canaries) assert.equal(output.includes(canary), false, `stderr leaked ${canary}`);
     // The fingerprint still lets an operator tell errors apart and see their status.
     assert.match(output, /"status":401/);

@@ -21,7 +21,6 @@ import type { SessionPermissionLedger } from './sessionPermissionLedger.ts';
 
 export const TOOL_USE_ABORTED = 'Tool use aborted';
 export const QUESTION_DECLINED = 'User declined to answer the question';
-export const NO_TURN_FOR_TOOL_USE = 'No turn is active to ask the user about this tool use';
 export const IDENTITY_UNCONFIRMED = 'Claude provider turn identity could not be confirmed';
 
 export type InteractionPhase = 'waiting_approval' | 'waiting_input';
@@ -30,8 +29,12 @@ export interface CanUseToolDeps {
   readonly registry: InteractiveRegistry;
   readonly ledger: SessionPermissionLedger;
   readonly emit: EmitEvent;
-  /** The canonical turn that owns this tool use; `agentId` is set for tool uses of a sub-agent. */
-  resolveTurnId(toolUseId: string | undefined, agentId?: string): string | undefined;
+  /**
+   * The canonical turn that owns this tool use (`agentId` is set for tool uses of a sub-agent). When no
+   * turn is open (background work asking after its turn settled) the resolver opens a synthetic one: a
+   * request is never refused for want of a turn.
+   */
+  resolveTurnId(toolUseId: string | undefined, agentId?: string): string;
   /** Resolves once the turn's provider identity is bound; rejects when it cannot be or `signal` aborts. */
   awaitTurnIdentity(turnId: string, phase: InteractionPhase, signal: AbortSignal): Promise<void>;
   getPermissionMode(): string;
@@ -121,7 +124,6 @@ export function createCanUseTool(deps: CanUseToolDeps): CanUseTool {
     }
 
     const turnId = deps.resolveTurnId(sdk.toolUseID || undefined, sdk.agentID);
-    if (turnId === undefined) return deny(NO_TURN_FOR_TOOL_USE);
 
     if (isQuestion) {
       const { published, questions } = identifyQuestions(input);

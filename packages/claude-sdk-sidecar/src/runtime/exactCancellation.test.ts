@@ -118,3 +118,95 @@ test('a closed session or an unknown turn is absent', async () => {
   assert.equal((await rig({ closed: true }).cancel('t1')).disposition, 'absent');
   assert.equal((await rig().cancel('t9')).disposition, 'absent');
 });
+
+test('a settled root turn whose synthetic continuation runs owns it: the cancel retires the Query and ends the continuation once', async () => {
+  const r = rig();
+  const root = r.dispatched('t1');
+  r.turns.bindIdentity(root, 'provider-turn-1');
+  r.turns.activate(root);
+  r.turns.settle(root, { type: 'turn_completed', stopReason: 'end_turn' });
+  const continuation = r.turns.openSynthetic(r.generations.current?.id);
+  const result = await r.cancel('t1');
+  assert.deepEqual(result, {
+    canceled: true,
+    disposition: 'provider_active',
+    turnId: 't1',
+    providerTurnId: 'provider-turn-1',
+    dispatchPhase: 'terminal',
+  });
+  assert.deepEqual(r.queries[0]?.calls, ['interrupt', 'close']);
+  assert.deepEqual(
+    r.log.filter((line) => /^turn_(completed|canceled)/.test(line)),
+    ['turn_completed:t1', `turn_canceled:${continuation.turnId}`],
+    'the root keeps its one terminal, the continuation gets its own',
+  );
+  assert.equal(r.generations.current, undefined);
+  assert.equal((await r.cancel('t1')).disposition, 'absent', 'asked again: nothing of t1 runs any more');
+});
+
+test('a stale turn id that settled and owns nothing is absent, even while a later turn runs', async () => {
+  const r = rig();
+  const first = r.dispatched('t1');
+  r.turns.activate(first);
+  r.turns.settle(first, { type: 'turn_completed', stopReason: 'end_turn' });
+  const second = r.dispatched('t2');
+  r.turns.activate(second);
+  const result = await r.cancel('t1');
+  assert.deepEqual(
+    { canceled: result.canceled, disposition: result.disposition },
+    { canceled: false, disposition: 'absent' },
+  );
+  assert.deepEqual(r.queries[0]?.calls, [], 'the running turn t2 and its Query are not touched');
+  assert.equal(second.canceling, false);
+  assert.equal((await r.cancel('never-seen')).disposition, 'mismatch', 'an unknown id still names the wrong turn');
+});
+
+test('a synthetic continuation of a later root turn is not owned by an earlier one', async () => {
+  const r = rig();
+  for (const turnId of ['t1', 't2']) {
+    const turn = r.dispatched(turnId);
+    r.turns.activate(turn);
+    r.turns.settle(turn, { type: 'turn_completed', stopReason: 'end_turn' });
+  }
+  const continuation = r.turns.openSynthetic(r.generations.current?.id);
+  assert.equal((await r.cancel('t1')).disposition, 'absent');
+  assert.equal(continuation.settled, false);
+  assert.deepEqual(r.queries[0]?.calls, []);
+});
+
+test('a dispatched turn without identity whose Query is gone ends with one turn_canceled and says pre_accept', async () => {
+  const r = rig();
+  const turn = r.dispatched('t1');
+  const generation = r.generations.current;
+  assert.ok(generation);
+  r.generations.release(generation);
+  const result = await r.cancel('t1');
+  assert.deepEqual(result, {
+    canceled: true,
+    disposition: 'pre_accept',
+    turnId: 't1',
+    providerTurnId: '',
+    dispatchPhase: 'dispatched',
+  });
+  assert.equal(turn.settled, true);
+  assert.deepEqual(
+    r.log.filter((line) => line.startsWith('turn_canceled')),
+    ['turn_canceled:t1'],
+  );
+});
+
+test('a canceled turn that settled some other way during the shutdown raises the lost-turn error', async () => {
+  const r = rig();
+  const turn = r.dispatched('t1');
+  r.turns.bindIdentity(turn, 'provider-turn-1');
+  r.turns.activate(turn);
+  const answer = r.cancel('t1');
+  assert.equal(turn.canceling, true, 'precondition: the shutdown is under way');
+  r.turns.settle(turn, { type: 'turn_failed', error: 'Claude SDK session closed' });
+  await assert.rejects(answer, { message: 'Claude SDK lost canceled Query turn t1' });
+  assert.deepEqual(
+    r.log.filter((line) => /^turn_/.test(line)),
+    ['turn_failed:t1'],
+    'no second terminal',
+  );
+});

@@ -2,6 +2,7 @@ import type { CancelPayload, CancelResult } from '@outrigger/protocol';
 import { CancelDiagnostics, type QueryShutdownObserver } from '../diagnostics/cancelDiagnostics.ts';
 import type { RequestContext } from '../server/sidecarSession.ts';
 import type { GenerationLifecycle } from './generationLifecycle.ts';
+import type { QueryGeneration } from './queryGeneration.ts';
 import type { TurnLifecycle } from './turnLifecycle.ts';
 
 /** What the exact-cancel procedure needs from the session it cancels in. */
@@ -72,10 +73,21 @@ async function cancelFenced(host: ExactCancellationHost, expected: string, shutd
   if (target.kind === 'unresolved') {
     throw new Error(`Claude SDK exact cancellation remains unresolved for turn ${expected}`);
   }
+  const generation = generations.current;
+  if (target.kind === 'continued') {
+    // The turn itself settled; what it still owns is the synthetic turn its background work runs on.
+    const { root, continuation } = target;
+    if (generation === undefined || continuation.generationId !== generation.id) {
+      turns.releaseCancellation(continuation);
+      return outcome(false, 'absent');
+    }
+    await retireGeneration(host, generation, shutdown);
+    const providerTurnId = root.providerTurnId ?? '';
+    return outcome(true, providerTurnId ? 'provider_active' : 'pre_accept', providerTurnId, 'terminal');
+  }
   const turn = target.turn;
   const phase = turn.phase;
   const providerTurnId = turn.providerTurnId ?? '';
-  const generation = generations.current;
   const owned = generation !== undefined && turn.generationId === generation.id;
   if (target.kind === 'queued' && target.differentActiveTurn && phase !== 'queued' && !owned) {
     turns.releaseCancellation(turn);
@@ -92,17 +104,27 @@ async function cancelFenced(host: ExactCancellationHost, expected: string, shutd
       turns.releaseCancellation(turn);
       return outcome(false, 'provider_state_lost', providerTurnId, phase);
     }
+    // It ended before Claude Code accepted it: one terminal, and an answer that says so.
     turns.commitCancellation(turn);
-    return outcome(false, 'absent', '', phase);
+    return outcome(true, 'pre_accept', '', phase);
   }
-  // One interrupt retires the whole generation, so every Turn it holds ends canceled.
+  await retireGeneration(host, generation, shutdown);
+  return outcome(true, providerTurnId ? 'provider_active' : 'pre_accept', providerTurnId, phase);
+}
+
+/**
+ * One interrupt retires the whole generation, so every Turn it holds ends canceled, each with one
+ * terminal published after the Query's shutdown.
+ */
+async function retireGeneration(host: ExactCancellationHost, generation: QueryGeneration, shutdown: ShutdownBudget) {
+  const { turns, generations } = host;
   const canceled = turns.unsettled().filter((candidate) => candidate.generationId === generation.id);
   for (const candidate of canceled) candidate.canceling = true;
   host.fenceCanceledGeneration();
   generations.release(generation);
   await generation.shutdown({ interrupt: true, ...shutdown });
-  for (const candidate of canceled) turns.commitCancellation(candidate);
-  return outcome(true, providerTurnId ? 'provider_active' : 'pre_accept', providerTurnId, phase);
+  const lost = canceled.filter((candidate) => !turns.commitCancellation(candidate));
+  if (lost[0]) throw new Error(`Claude SDK lost canceled Query turn ${lost[0].turnId}`);
 }
 
 function errorStage(error: unknown): string | undefined {

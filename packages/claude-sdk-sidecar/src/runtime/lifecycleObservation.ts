@@ -14,17 +14,20 @@ const OBSERVED_SYSTEM_SUBTYPES = new Set([
 
 /**
  * The `sdk_lifecycle_observed` payload for SDK messages that explain what the provider is doing between
- * turns (task edges, retries, state changes, results, unowned root output); undefined for everything else.
- * Only ids, enums and numbers are copied, never content.
+ * turns (task edges, retries, state changes, results, and root output no user turn owns: none is active,
+ * or the active one is a synthetic turn still waiting for its continuation to start); undefined for
+ * everything else. Only ids, enums and numbers are copied, never content.
  */
 export function lifecycleObservation(
   message: SDKMessage,
   activeTurnIdBefore: string | undefined,
+  continuationAwaited = false,
 ): SidecarEventPayload<'sdk_lifecycle_observed'> | undefined {
   const record = message as Record<string, unknown>;
   const subtype = systemSubtype(message);
   const taskNotification = isTaskNotification(message);
-  const unownedRootAssistant = message.type === 'assistant' && isRootMessage(message) && !activeTurnIdBefore;
+  const unownedRootAssistant =
+    message.type === 'assistant' && isRootMessage(message) && (!activeTurnIdBefore || continuationAwaited);
   const observed =
     message.type === 'result' ||
     unownedRootAssistant ||

@@ -27,6 +27,8 @@ export interface MessageRouterHost {
   rejectAuthentication(turn: RuntimeTurn, generation: QueryGeneration): void;
   /** Every message released for a Turn (watchdog, resume position, assistant errors). */
   observeTurnOutput(message: SDKMessage, turn: RuntimeTurn): void;
+  /** True while a synthetic turn waits for the background continuation it was reserved for. */
+  continuationAwaited(): boolean;
   /** Session-level facts (effective model, background work) from every message before it is routed. */
   observeSession(message: SDKMessage): void;
   /**
@@ -61,7 +63,7 @@ export class MessageRouter {
   async route(message: SDKMessage, generation: QueryGeneration): Promise<void> {
     const host = this.#host;
     const turns = host.turns;
-    const observation = lifecycleObservation(message, turns.active?.turnId);
+    const observation = lifecycleObservation(message, turns.active?.turnId, host.continuationAwaited());
     if (observation) host.emit('sdk_lifecycle_observed', observation);
     const goalWork = host.observeGoal(message);
     if (goalWork) {

@@ -30,6 +30,15 @@ export interface IdentityRetryPolicy {
 
 export const DEFAULT_IDENTITY_RETRY: IdentityRetryPolicy = { initialDelayMs: 25, maxDelayMs: 250, deadlineMs: 5_000 };
 
+/** Time as the retry loop sees it; injectable so backoff and deadline can be driven without waiting. */
+export interface IdentityClock {
+  now(): number;
+  /** Resolves after `ms`, or at once when `signal` aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+export const SYSTEM_CLOCK: IdentityClock = { now: () => performance.now(), sleep };
+
 export class TurnIdentityError extends Error {
   readonly reason: string;
   constructor(message: string, reason: string) {
@@ -49,6 +58,7 @@ export interface BarrierContext {
 export interface ProviderTurnIdentityBarrierOptions {
   resolve: TurnIdentityResolver;
   retry?: IdentityRetryPolicy;
+  clock?: IdentityClock;
   diagnostics: ProviderTurnDiagnostics;
   /** Binds the resolved identity; returns false when the turn was already bound to a different id. */
   bind(turn: RuntimeTurn, identity: ResolvedTurnIdentity): boolean;
@@ -63,16 +73,20 @@ interface Flight {
 /**
  * Gate in front of every output of a Turn: the Turn's provider identity must be bound (from its echo, or
  * else from the transcript) before anything of it is published. One transcript flight per Turn is shared
- * by every waiting caller; a flight for another Turn, or any caller's cancellation, aborts it.
+ * by every waiting caller. A caller's own signal ends only its own wait (an SDK abort of one permission
+ * request must not stall the router's output); a flight for another Turn, or `abort()` (cancel, close,
+ * retired generation), ends the flight for everyone.
  */
 export class ProviderTurnIdentityBarrier {
   readonly #options: ProviderTurnIdentityBarrierOptions;
   readonly #retry: IdentityRetryPolicy;
+  readonly #clock: IdentityClock;
   #flight: Flight | undefined;
 
   constructor(options: ProviderTurnIdentityBarrierOptions) {
     this.#options = options;
     this.#retry = options.retry ?? DEFAULT_IDENTITY_RETRY;
+    this.#clock = options.clock ?? SYSTEM_CLOCK;
   }
 
   async await(turn: RuntimeTurn, phase: DispatchPhase, context: BarrierContext, signal?: AbortSignal): Promise<void> {
@@ -85,11 +99,7 @@ export class ProviderTurnIdentityBarrier {
       flight?.controller.abort();
       flight = this.#startFlight(turn, phase, context);
     }
-    if (signal) {
-      if (signal.aborted) flight.controller.abort();
-      else signal.addEventListener('abort', () => flight.controller.abort(), { once: true });
-    }
-    await flight.done;
+    await (signal ? untilAborted(flight.done, signal) : flight.done);
     if (!turn.settled) turn.phase = phase;
   }
 
@@ -108,6 +118,8 @@ export class ProviderTurnIdentityBarrier {
         if (this.#flight === flight) this.#flight = undefined;
       }),
     };
+    // Every waiter may have left on its own signal; the outcome is then nobody's to handle.
+    flight.done.catch(() => undefined);
     this.#flight = flight;
     return flight;
   }
@@ -123,14 +135,15 @@ export class ProviderTurnIdentityBarrier {
       awaitingProviderTurnIdentity: turn.providerTurnId === undefined,
     });
     const attempt = { triggerPhase: phase, timeoutMs: this.#retry.deadlineMs };
-    const startedAt = performance.now();
+    const clock = this.#clock;
+    const startedAt = clock.now();
     let attempts = 0;
     const fail = (reason: IdentityRecoveryFailureReason, error?: unknown): void => {
       diagnostics.identityRecoveryFailed(snapshot(), {
         ...attempt,
         reason,
         attempts,
-        elapsedMs: elapsed(startedAt),
+        elapsedMs: Math.round(clock.now() - startedAt),
         ...(error === undefined ? {} : { error }),
       });
     };
@@ -171,9 +184,9 @@ export class ProviderTurnIdentityBarrier {
         if (signal.aborted) return canceled();
         if (turn.providerTurnId) return;
         const reason = errorReason(error);
-        const remainingMs = deadline - performance.now();
+        const remainingMs = deadline - clock.now();
         if (reason === 'absent' && remainingMs > 0) {
-          await sleep(Math.min(delayMs, remainingMs), signal);
+          await clock.sleep(Math.min(delayMs, remainingMs), signal);
           delayMs = Math.min(delayMs * 2, this.#retry.maxDelayMs);
           continue;
         }
@@ -198,7 +211,7 @@ export class ProviderTurnIdentityBarrier {
       diagnostics.identityRecoveryResolved(snapshot(), {
         ...attempt,
         attempts,
-        elapsedMs: elapsed(startedAt),
+        elapsedMs: Math.round(clock.now() - startedAt),
         providerTurnId: identity.providerTurnId,
         providerCheckpointMessageId: identity.providerCheckpointMessageId,
       });
@@ -225,6 +238,18 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function elapsed(startedAt: number): number {
-  return Math.round(performance.now() - startedAt);
+/** The shared flight, or an AbortError as soon as this caller's own signal aborts. */
+function untilAborted(done: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(waitCanceled());
+  return new Promise((resolve, reject) => {
+    const leave = (): void => reject(waitCanceled());
+    signal.addEventListener('abort', leave, { once: true });
+    done.then(resolve, reject).finally(() => signal.removeEventListener('abort', leave));
+  });
+}
+
+function waitCanceled(): Error {
+  const error = new Error('Claude provider turn identity wait was canceled');
+  error.name = 'AbortError';
+  return error;
 }

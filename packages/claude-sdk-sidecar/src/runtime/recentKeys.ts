@@ -7,6 +7,10 @@ export class RecentKeys {
     this.#capacity = capacity;
   }
 
+  has(key: string): boolean {
+    return this.#keys.has(key);
+  }
+
   /** Remembers the key; false when it was already among the remembered ones. */
   add(key: string): boolean {
     if (this.#keys.has(key)) return false;

@@ -1,8 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { CanUseTool, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { withDiagnosticSinkForTest } from '../diagnostics/diagnosticLine.ts';
-import { assistantText, promptEcho, sessionIdle, successResult } from '../testing/sdkMessageBuilders.ts';
+import {
+  assistantText,
+  backgroundTasksChanged,
+  promptEcho,
+  sessionIdle,
+  successResult,
+  taskNotificationSystem,
+} from '../testing/sdkMessageBuilders.ts';
 import type { ClaudeQuery } from './claudeQuery.ts';
 import {
   execPayload,
@@ -54,6 +61,102 @@ async function withSyntheticContinuation(h: Harness): Promise<string> {
   assert.deepEqual(terminalsOf(h, syntheticId), [], 'precondition: the continuation is still running');
   return syntheticId;
 }
+
+/** Background work's permission request after t1 settled: the request and its synthetic turn's start. */
+async function backgroundApprovalAfterSettle(h: Harness) {
+  const correlation = await startedWithTurn(h);
+  h.query().push(promptEcho(correlation), assistantText('answer'), successResult());
+  await h.terminalOf('t1');
+  const canUseTool = h.query().options.canUseTool;
+  assert.ok(canUseTool, 'the Query has a canUseTool callback');
+  const options: Parameters<CanUseTool>[2] = {
+    signal: new AbortController().signal,
+    toolUseID: 'toolu_background',
+    requestId: 'sdk-request',
+    suggestions: [],
+  };
+  const decision = canUseTool('Bash', { command: 'touch file' }, options);
+  const requested = await h.waitFor((event) => event.type === 'approval_requested', 'the approval request');
+  const turnId = String(requested.payload.turnId);
+  const started = h.eventsOf('turn_started');
+  assert.deepEqual(
+    started.map((event) => event.payload),
+    [{ turnId, synthetic: true }],
+    'the request is published on a synthetic turn opened for it',
+  );
+  assert.ok(
+    h.indexOf((event) => event.type === 'turn_started') < h.indexOf((event) => event.type === 'approval_requested'),
+    'the synthetic turn starts before its request',
+  );
+  const answered = await h.runtime.submitInteractive({
+    agentSessionId: 's1',
+    turnId,
+    requestId: String(requested.payload.requestId),
+    action: 'allow',
+    optionId: 'allow',
+    payload: {},
+  });
+  assert.equal(answered.disposition, 'answered');
+  assert.deepEqual(await decision, { behavior: 'allow', updatedInput: { command: 'touch file' } });
+  return turnId;
+}
+
+test('background work asking for permission after its turn settled gets a synthetic turn; session idle ends it once', async (t) => {
+  const h = harness();
+  t.after(() => h.runtime.close());
+  const turnId = await backgroundApprovalAfterSettle(h);
+  assert.deepEqual(terminalsOf(h, turnId), [], 'the turn runs on after the answer');
+  h.query().push(sessionIdle());
+  await h.terminalOf(turnId);
+  h.query().push(sessionIdle(), backgroundTasksChanged());
+  await h.waitFor((event) => event.type === 'background_tasks_changed', 'the messages after a second idle');
+  assert.deepEqual(
+    terminalsOf(h, turnId).map((event) => event.payload),
+    [{ turnId, stopReason: 'background_agent_idle' }],
+  );
+});
+
+test('a synthetic turn opened for a background request ends with the follow-up result, once', async (t) => {
+  const h = harness();
+  t.after(() => h.runtime.close());
+  const turnId = await backgroundApprovalAfterSettle(h);
+  h.query().push(assistantText('follow-up after the approval'), successResult());
+  await h.terminalOf(turnId);
+  h.query().push(sessionIdle(), backgroundTasksChanged());
+  await h.waitFor((event) => event.type === 'background_tasks_changed', 'the messages after the idle');
+  assert.deepEqual(assistantTextOf(h, turnId), ['follow-up after the approval']);
+  assert.deepEqual(
+    terminalsOf(h, turnId).map((event) => event.type),
+    ['turn_completed'],
+  );
+  assert.equal(h.eventsOf('turn_started').length, 1, 'the follow-up output reused the synthetic turn');
+});
+
+test('the first root output of an awaited continuation is observed as a continuation candidate of the reserved turn', async (t) => {
+  const h = harness();
+  t.after(() => h.runtime.close());
+  const correlation = await startedWithTurn(h);
+  h.query().push(promptEcho(correlation), assistantText('answer'), successResult());
+  await h.terminalOf('t1');
+  h.query().push(taskNotificationSystem('task-1', 'completed'));
+  const reserved = await h.waitFor(
+    (event) => event.type === 'turn_started' && event.payload.synthetic === true,
+    'the reserved continuation turn',
+  );
+  const candidates = () =>
+    h.eventsOf('sdk_lifecycle_observed').filter((event) => event.payload.rootContinuationCandidate === true);
+  assert.deepEqual(candidates(), [], 'precondition: no root output yet');
+  h.query().push(assistantText(FOLLOW_UP), assistantText(FOLLOW_UP_REST));
+  await h.waitFor(
+    (event) => event.type === 'assistant_completed' && event.payload.content === FOLLOW_UP_REST,
+    'the rest of the follow-up',
+  );
+  assert.deepEqual(
+    candidates().map((event) => event.payload.activeTurnIdBefore),
+    [reserved.payload.turnId],
+    'only the output that started the awaited continuation is a candidate',
+  );
+});
 
 test('a new exec closes the active synthetic turn with background_agent before the new turn starts', async (t) => {
   const h = harness();

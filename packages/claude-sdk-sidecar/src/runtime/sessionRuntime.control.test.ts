@@ -297,7 +297,7 @@ test('provider_state_lost: a bound, unsettled turn whose Query generation is gon
   await h.runtime.close();
 });
 
-test('absent with its phase: a dispatched turn without identity whose generation is gone (state built directly)', async () => {
+test('pre_accept with its phase: a dispatched turn without identity whose generation is gone ends with one turn_canceled (state built directly)', async () => {
   const h = harness();
   await startedWithTurn(h);
   const turn = h.runtime.turns.find('t1');
@@ -305,14 +305,46 @@ test('absent with its phase: a dispatched turn without identity whose generation
   turn.generationId = -1;
   const result = await withDiagnosticSinkForTest(() => cancel(h, 't1'));
   assert.deepEqual(result, {
-    canceled: false,
-    disposition: 'absent',
+    canceled: true,
+    disposition: 'pre_accept',
     turnId: 't1',
     providerTurnId: '',
     dispatchPhase: 'dispatched',
   });
-  assert.equal(h.runtime.turns.find('t1'), undefined, 'the turn is discarded');
+  assert.deepEqual(terminalsOf(h, 't1'), ['turn_canceled'], 'the answer and the one terminal agree');
   assert.deepEqual(h.query().calls, []);
+  await h.runtime.close();
+});
+
+test('cancel of a settled root turn while its synthetic continuation runs stops the continuation; a stale id is absent', async () => {
+  const h = harness();
+  const correlation = await startedWithTurn(h);
+  h.query().push(promptEcho(correlation), assistantText('answer'), successResult());
+  await h.terminalOf('t1');
+  h.query().push(assistantText('background follow-up'));
+  const started = await h.waitFor(
+    (event) => event.type === 'turn_started' && event.payload.synthetic === true,
+    'the synthetic continuation turn',
+  );
+  const continuationId = String(started.payload.turnId);
+  const trace = traceControls(h, h.query());
+  const result = await withDiagnosticSinkForTest(() => cancel(h, 't1'));
+  assert.deepEqual(result, {
+    canceled: true,
+    disposition: 'provider_active',
+    turnId: 't1',
+    providerTurnId: correlation,
+    dispatchPhase: 'terminal',
+  });
+  assert.deepEqual(
+    trace.map((entry) => entry.call),
+    ['interrupt', 'close'],
+  );
+  assert.deepEqual(terminalsOf(h, 't1'), ['turn_completed'], 'the root keeps its one terminal');
+  assert.deepEqual(terminalsOf(h, continuationId), ['turn_canceled'], 'the continuation ends once, canceled');
+  const again = await withDiagnosticSinkForTest(() => cancel(h, 't1'));
+  assert.equal(again.disposition, 'absent', 'a stale cancel of t1 finds nothing to stop');
+  assert.equal(again.canceled, false);
   await h.runtime.close();
 });
 

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import { AUTH_REFRESH_DEBUG_PREFIX } from '../diagnostics/authRefreshDebug.ts';
 import { withDiagnosticSinkForTest } from '../diagnostics/diagnosticLine.ts';
 import {
   apiRetry,
@@ -460,4 +463,41 @@ test('an assistant message Claude Code re-sends (same uuid) is history, not outp
     ],
   );
   await h.runtime.close();
+});
+
+test('TUTTI_CLAUDE_AUTH_REFRESH_DEBUG writes the session and Query stages with a credential snapshot, never the key', async () => {
+  const key = 'sk-ant-do-not-log';
+  const configDir = join(tmpdir(), 'outrigger-no-such-config');
+  const authStages = (lines: readonly string[]) =>
+    lines
+      .filter((line) => line.startsWith(`${AUTH_REFRESH_DEBUG_PREFIX} `))
+      .map((line) => JSON.parse(line.slice(AUTH_REFRESH_DEBUG_PREFIX.length + 1)) as Record<string, unknown>);
+  const quiet = await withDiagnosticSinkForTest(async (lines) => {
+    const h = harness({ processEnv: { CLAUDE_CONFIG_DIR: configDir, ANTHROPIC_API_KEY: key } });
+    await h.runtime.start();
+    await h.runtime.close();
+    return authStages(lines);
+  });
+  assert.deepEqual(quiet, [], 'off unless the switch is set');
+  const records = await withDiagnosticSinkForTest(async (lines) => {
+    const h = harness({
+      processEnv: { CLAUDE_CONFIG_DIR: configDir, ANTHROPIC_API_KEY: key, TUTTI_CLAUDE_AUTH_REFRESH_DEBUG: '1' },
+    });
+    await h.runtime.start();
+    await h.runtime.close();
+    assert.ok(
+      lines.every((line) => !line.includes(key)),
+      'the key never reaches a diagnostic',
+    );
+    return authStages(lines);
+  });
+  assert.deepEqual(
+    records.map((record) => record.stage),
+    ['session_starting', 'query_created', 'session_started', 'session_closed'],
+  );
+  const created = records[1];
+  assert.equal(created?.generationId, 1);
+  assert.equal(created?.apiKeyPresent, true);
+  assert.equal(created?.agentSessionId, 's1');
+  assert.equal(created?.credentialsFilePresent, false);
 });

@@ -22,6 +22,7 @@ import { resolveClaudeExecutable } from '../config/executablePath.ts';
 import { buildQueryEnv } from '../config/settingsEnv.ts';
 import type { ResolvedStartOptions } from '../config/startOptions.ts';
 import { BackgroundTaskLifecycle } from '../continuation/backgroundTaskLifecycle.ts';
+import { AuthRefreshDebug, type AuthRefreshRecord, type AuthRefreshStage } from '../diagnostics/authRefreshDebug.ts';
 import { ProviderTurnDiagnostics, type ProviderTurnSnapshot } from '../diagnostics/providerTurnDiagnostics.ts';
 import { createCanUseTool } from '../interaction/canUseTool.ts';
 import { InteractiveRegistry } from '../interaction/interactiveRegistry.ts';
@@ -70,6 +71,8 @@ export interface SessionRuntimeOptions {
   resolveStartOptions?: StartOptionsResolver;
   readSessionTitle?: SessionTitleReader;
   providerTurnDiagnostics?: ProviderTurnDiagnostics;
+  /** Defaults to the `TUTTI_CLAUDE_AUTH_REFRESH_DEBUG` switch of `processEnv`. */
+  authRefreshDebug?: AuthRefreshDebug;
   timers?: Partial<RuntimeTimers>;
 }
 
@@ -94,6 +97,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   readonly #queryFactory: QueryFactory;
   readonly #resolveStartOptions: StartOptionsResolver;
   readonly #providerTurnDiagnostics: ProviderTurnDiagnostics;
+  readonly #authRefreshDebug: AuthRefreshDebug;
   readonly #payload: StartPayload;
   readonly #processEnv: NodeJS.ProcessEnv;
   readonly #cwd: string;
@@ -129,6 +133,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     this.#providerTurnDiagnostics = options.providerTurnDiagnostics ?? new ProviderTurnDiagnostics();
     this.#payload = payload;
     this.#processEnv = options.processEnv ?? process.env;
+    this.#authRefreshDebug = options.authRefreshDebug ?? AuthRefreshDebug.fromEnv(this.#processEnv);
     this.#cwd = payload.cwd || process.cwd();
     const restored = readResumeCursor(payload.resumeCursor);
     this.#providerSessionId = restored.resume ?? (payload.providerSessionId || randomUUID());
@@ -194,6 +199,18 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   }
 
   async start(): Promise<StartResult> {
+    this.#debugAuth('session_starting');
+    try {
+      const result = await this.#start();
+      this.#debugAuth('session_started');
+      return result;
+    } catch (error) {
+      this.#debugAuth('session_start_failed', { error });
+      throw error;
+    }
+  }
+
+  async #start(): Promise<StartResult> {
     const startOptions = await this.#resolveStartOptions(this.#payload, { processEnv: this.#processEnv });
     this.#startOptions = startOptions;
     this.#settings.started(startOptions);
@@ -322,6 +339,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#debugAuth('session_closed');
     this.#settledRefresh.stop();
     for (const turnId of this.#goals.close()) this.emit('turn_failed', { turnId, error: SESSION_CLOSED });
     this.#background.reset();
@@ -369,6 +387,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   }
 
   rejectAuthentication(turn: RuntimeTurn, generation: QueryGeneration): void {
+    this.#debugAuth('authentication_rejected', { generationId: generation.id });
     this.turns.settle(turn, AUTHENTICATION_REJECTED);
     this.#detach(generation, { active: SESSION_ENDED, queued: SESSION_ENDED });
   }
@@ -377,6 +396,10 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     if (message.type !== 'assistant' || !isRootMessage(message)) return;
     this.#lastAssistantUuid = message.uuid;
     if (message.error) this.#assistantErrors.set(turn.turnId, message.error);
+  }
+
+  continuationAwaited(): boolean {
+    return this.#background.awaitingContinuation;
   }
 
   observeSession(message: SDKMessage): void {
@@ -412,6 +435,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     const startOptions = this.#startOptions;
     if (!startOptions) throw new Error('Claude SDK session is not started');
     const env = buildQueryEnv({ processEnv: this.#processEnv, cwd: this.#cwd, payloadEnv: this.#payload.env ?? {} });
+    this.#debugAuth('query_created', { generationId: id, env });
     const prompts = new PromptQueue();
     let generation: QueryGeneration | undefined;
     const isLive = (): boolean => this.#generations.isCurrent(generation);
@@ -427,7 +451,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
         registry: this.#interactions,
         ledger: this.#permissionLedger,
         emit: this.emit,
-        resolveTurnId: () => this.turns.outputTarget()?.turnId,
+        resolveTurnId: () => this.turns.outputTarget()?.turnId ?? this.#background.turnForRequest(),
         awaitTurnIdentity: async (turnId, phase, signal) => {
           const turn = this.turns.find(turnId);
           if (!turn || !generation) throw new Error(`turn ${turnId} is not running`);
@@ -507,6 +531,10 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
 
   #onGenerationEnded(generation: QueryGeneration, failure: unknown): void {
     if (this.#generations.current !== generation) return;
+    this.#debugAuth('query_ended', {
+      generationId: generation.id,
+      ...(failure === undefined ? {} : { error: failure }),
+    });
     for (const turn of this.turns.unsettled()) {
       if (turn.generationId !== generation.id || turn.providerTurnId || turn.synthetic) continue;
       if (failure === undefined) this.#providerTurnDiagnostics.queryEndedBeforeIdentity(this.#turnSnapshot(turn));
@@ -551,6 +579,14 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   #disarmIdentityWarning(turn: RuntimeTurn): void {
     this.#identityWarnings.get(turn.turnId)?.();
     this.#identityWarnings.delete(turn.turnId);
+  }
+
+  #debugAuth(stage: AuthRefreshStage, details: Omit<AuthRefreshRecord, 'agentSessionId' | 'providerSessionId'> = {}) {
+    this.#authRefreshDebug.record(stage, {
+      agentSessionId: this.agentSessionId,
+      providerSessionId: this.#providerSessionId,
+      ...details,
+    });
   }
 
   #turnSnapshot(turn: RuntimeTurn): ProviderTurnSnapshot {

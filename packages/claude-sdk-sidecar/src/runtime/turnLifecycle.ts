@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DispatchPhase, EmitEvent, GoalCommand, SidecarEventPayload } from '@outrigger/protocol';
 import { goalCommandCanceled } from '../goals/goalExecQueue.ts';
 import { CheckpointLog } from './checkpointLog.ts';
+import { RecentKeys } from './recentKeys.ts';
 
 /** A canonical (host) Turn as the runtime tracks it, from `exec` to its one terminal event. */
 export interface RuntimeTurn {
@@ -12,6 +13,8 @@ export interface RuntimeTurn {
   readonly turnOrigin: string | undefined;
   /** The Goal command this exec carried; it counts as started once the turn is activated. */
   readonly goal: GoalCommand | undefined;
+  /** For a synthetic turn: the root turn of the same Query whose background work it continues. */
+  readonly continues: ContinuedTurn | undefined;
   generationId: number | undefined;
   providerTurnId: string | undefined;
   phase: DispatchPhase;
@@ -20,6 +23,13 @@ export interface RuntimeTurn {
   activated: boolean;
   canceling: boolean;
   settled: boolean;
+}
+
+/** A settled root turn, as a synthetic continuation of its background work remembers it. */
+export interface ContinuedTurn {
+  readonly turnId: string;
+  readonly providerTurnId: string | undefined;
+  readonly generationId: number | undefined;
 }
 
 export type TurnTerminal =
@@ -39,7 +49,10 @@ export type CancellationTarget =
   | { kind: 'active'; turn: RuntimeTurn }
   | { kind: 'queued'; turn: RuntimeTurn; differentActiveTurn: RuntimeTurn | undefined }
   | { kind: 'unresolved'; turn: RuntimeTurn }
+  /** The turn settled, and the synthetic turn continuing its background work is running. */
+  | { kind: 'continued'; root: ContinuedTurn; continuation: RuntimeTurn }
   | { kind: 'mismatch' }
+  /** Nothing unsettled, or the turn already settled and nothing continues it. */
   | { kind: 'absent' };
 
 export interface TurnLifecycleHooks {
@@ -60,6 +73,10 @@ export class TurnLifecycle {
   readonly #checkpoints = new CheckpointLog();
   #turns: RuntimeTurn[] = [];
   #settledCount = 0;
+  /** Turn ids that already ended: a late cancel of one of them has nothing to cancel. */
+  readonly #settledIds = new RecentKeys(1024);
+  /** The last root (non-synthetic) turn that settled: background output after it continues its work. */
+  #lastRoot: ContinuedTurn | undefined;
 
   constructor(emit: EmitEvent, hooks: TurnLifecycleHooks = {}) {
     this.#emit = emit;
@@ -98,6 +115,7 @@ export class TurnLifecycle {
       synthetic: false,
       turnOrigin: init.turnOrigin,
       goal: init.goal,
+      continues: undefined,
       generationId: undefined,
       providerTurnId: undefined,
       phase: 'queued',
@@ -160,6 +178,8 @@ export class TurnLifecycle {
       synthetic: true,
       turnOrigin: undefined,
       goal: undefined,
+      continues:
+        generationId !== undefined && this.#lastRoot?.generationId === generationId ? this.#lastRoot : undefined,
       generationId,
       providerTurnId: undefined,
       phase: 'streaming',
@@ -210,6 +230,10 @@ export class TurnLifecycle {
     turn.canceling = false;
     turn.phase = 'terminal';
     this.#settledCount += 1;
+    this.#settledIds.add(turn.turnId);
+    if (!turn.synthetic) {
+      this.#lastRoot = { turnId: turn.turnId, providerTurnId: turn.providerTurnId, generationId: turn.generationId };
+    }
     this.#turns = this.#turns.filter((candidate) => !candidate.settled);
     this.#hooks.beforeTerminal?.(turn, terminal);
     const providerTurnId = turn.providerTurnId ? { providerTurnId: turn.providerTurnId } : {};
@@ -240,12 +264,30 @@ export class TurnLifecycle {
   /** Marks the expected turn as being canceled, so no output activates it while the Query shuts down. */
   prepareExactCancellation(expectedTurnId: string): CancellationTarget {
     const turn = this.find(expectedTurnId);
-    if (!turn) return this.unsettled().length > 0 ? { kind: 'mismatch' } : { kind: 'absent' };
+    if (!turn) return this.#prepareSettled(expectedTurnId);
     if (turn.canceling) return { kind: 'unresolved', turn };
     const active = this.active;
     turn.canceling = true;
     if (turn.active) return { kind: 'active', turn };
     return { kind: 'queued', turn, differentActiveTurn: active };
+  }
+
+  /**
+   * A cancel of a turn that is not running: when its background work runs on as a synthetic turn, that
+   * continuation is what the cancel stops; a turn that simply ended is absent; an id never seen while
+   * other turns run names the wrong turn.
+   */
+  #prepareSettled(expectedTurnId: string): CancellationTarget {
+    const continuation = this.#turns.find(
+      (candidate) => !candidate.settled && candidate.continues?.turnId === expectedTurnId,
+    );
+    if (continuation?.continues) {
+      if (continuation.canceling) return { kind: 'unresolved', turn: continuation };
+      continuation.canceling = true;
+      return { kind: 'continued', root: continuation.continues, continuation };
+    }
+    if (this.#settledIds.has(expectedTurnId) || this.unsettled().length === 0) return { kind: 'absent' };
+    return { kind: 'mismatch' };
   }
 
   /** Ends a prepared cancellation with its terminal event; false when the turn was already settled. */

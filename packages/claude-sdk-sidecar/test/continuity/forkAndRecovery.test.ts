@@ -11,6 +11,7 @@ import type {
   SidecarRequestError,
   StartResult,
 } from '@outrigger/protocol';
+import { resolveTurnByCorrelationId } from '../../src/fork/turnBindingResolution.ts';
 import {
   assistantTextOf,
   type ContinuityRig,
@@ -115,6 +116,22 @@ test('inspect_fork_checkpoints lists the providerTurnIds the two turns were boun
   assert.deepEqual(inspected, { providerTurnIds });
 });
 
+test("the identity barrier's transcript read finds a turn by its correlation uuid in the real transcript", async () => {
+  const [first, second] = providerTurnIds;
+  assert.ok(first && second, 'precondition: both source turns were bound');
+  // The live path binds from the prompt echo, so the barrier's fallback read is exercised here directly.
+  const resolved = await resolveTurnByCorrelationId({
+    providerSessionId: sourceSessionId,
+    cwd: rig.home.cwd,
+    correlationId: second,
+    claudeConfigDir: rig.home.configDir,
+  });
+  assert.deepEqual(resolved, {
+    providerTurnId: second,
+    providerCheckpointMessageId: lastAssistantOfTurn(sourceSessionId, second),
+  });
+});
+
 test('fork_session at the first turn creates a child with one binding and a v3 receipt', async () => {
   assert.equal(providerTurnIds.length, 2, 'precondition: both source turns were bound');
   fork = await rig.sidecar.request<ForkSessionResult>('fork_session', {
@@ -136,6 +153,26 @@ test('fork_session at the first turn creates a child with one binding and a v3 r
     childRows.some((row) => row.uuid === binding.providerTurnId),
     "the child's binding names a root of the child's own transcript",
   );
+  assert.ok(
+    childRows.some((row) => (row as { customTitle?: unknown }).customTitle === 'Continuity fork'),
+    'the child transcript carries the fork title',
+  );
+});
+
+test('fork_session with a persisted checkpoint that never reached the transcript still forks the turn', async () => {
+  const [first] = providerTurnIds;
+  assert.ok(first && fork, 'precondition: the first fork succeeded');
+  const stale = await rig.sidecar.request<ForkSessionResult>('fork_session', {
+    providerSessionId: sourceSessionId,
+    providerTurnId: first,
+    providerCheckpointMessageId: randomUUID(),
+    cwd: rig.home.cwd,
+    title: '',
+  });
+  assert.equal(stale.deliveryDisposition, 'accepted');
+  assert.equal(stale.targetProviderTurnBindings.length, 1, 'the child holds exactly the first turn');
+  assert.notEqual(stale.providerSessionId, sourceSessionId);
+  assert.notEqual(stale.providerSessionId, fork.providerSessionId, 'a second, separate child');
 });
 
 test('fork_session with an unknown turn fails at source_lookup before any mutation', async () => {
@@ -235,7 +272,9 @@ test('a session started on the forked child resumes with only the first turn in 
   assert.ok(sent.length > 0, 'the resumed child called the model');
   for (const body of sent) {
     assert.ok(body.includes('TURN-ONE alpha'), "the child's history carries turn 1");
+    assert.ok(body.includes(`Answer to: ${TURN_ONE}`), "the child's history carries turn 1's answer");
     assert.ok(!body.includes('TURN-TWO beta'), "the child's history stops before turn 2");
+    assert.ok(!body.includes(`Answer to: ${TURN_TWO}`), "the child's history has no answer of turn 2");
   }
 
   const childTurn = providerTurnIdOf(sidecar.events, turnId);

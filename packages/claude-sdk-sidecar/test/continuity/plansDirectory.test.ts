@@ -21,6 +21,7 @@ import {
  */
 
 const SESSION = 'continuity-plans';
+const RELATIVE_SESSION = 'continuity-plans-relative';
 const PLAN = '# Plan\n\n1. Read the code.\n2. Change the code.\n';
 const PLAN_PATH_HINT = /create your plan at (\/[^\s"\\]+\.md)/;
 
@@ -45,28 +46,24 @@ const rules: MockRule[] = [
 ];
 
 let rig: ContinuityRig;
-let plansDirectory = '';
 
 before(async () => {
   rig = await startContinuityRig({ rules });
-  plansDirectory = join(rig.home.cwd, 'team-plans');
-  await rig.sidecar.request('start', {
-    agentSessionId: SESSION,
-    cwd: rig.home.cwd,
-    env: { TUTTI_CLAUDE_PLANS_DIRECTORY: plansDirectory },
-    settings: { permissionModeId: 'plan' },
-  });
 });
 
 after(async () => {
-  await rig?.dispose([SESSION]);
+  await rig?.dispose([SESSION, RELATIVE_SESSION]);
 });
 
-test('in plan mode the plan is written to TUTTI_CLAUDE_PLANS_DIRECTORY and ExitPlanMode is answered', async () => {
+/**
+ * Runs one plan turn on a started session, approves ExitPlanMode with "default" and checks that the
+ * single plan file landed in `plansDirectory`.
+ */
+async function planTurnWritesInto(agentSessionId: string, turnId: string, plansDirectory: string): Promise<void> {
   const { sidecar, mock } = rig;
-  const turnId = 'turn-plan-it';
   const from = sidecar.events.length;
-  await sidecar.request('exec', { agentSessionId: SESSION, turnId, prompt: 'plan-it: plan a small change' });
+  announcedPlanPath = undefined;
+  await sidecar.request('exec', { agentSessionId, turnId, prompt: 'plan-it: plan a small change' });
 
   const question = await sidecar.waitForEvent(
     (event) => event.type === 'user_input_requested' && event.payload.toolName === 'ExitPlanMode',
@@ -82,7 +79,7 @@ test('in plan mode the plan is written to TUTTI_CLAUDE_PLANS_DIRECTORY and ExitP
   assert.equal(dirname(announcedPlanPath), plansDirectory, 'the announced plan file is in the configured directory');
 
   const answer = await sidecar.request<InteractiveResult>('submit_interactive', {
-    agentSessionId: SESSION,
+    agentSessionId,
     turnId,
     requestId: question.payload.requestId,
     action: 'allow',
@@ -107,4 +104,26 @@ test('in plan mode the plan is written to TUTTI_CLAUDE_PLANS_DIRECTORY and ExitP
   assert.equal(readFileSync(join(plansDirectory, files[0] as string), 'utf8'), PLAN);
   assert.deepEqual(sidecar.protocolErrors, [], 'every event matches the protocol schemas');
   assert.deepEqual(mock.unmatched, [], 'mock-anthropic answered every model request');
+}
+
+test('in plan mode the plan is written to TUTTI_CLAUDE_PLANS_DIRECTORY and ExitPlanMode is answered', async () => {
+  const plansDirectory = join(rig.home.cwd, 'team-plans');
+  await rig.sidecar.request('start', {
+    agentSessionId: SESSION,
+    cwd: rig.home.cwd,
+    env: { TUTTI_CLAUDE_PLANS_DIRECTORY: plansDirectory },
+    settings: { permissionModeId: 'plan' },
+  });
+  await planTurnWritesInto(SESSION, 'turn-plan-it', plansDirectory);
+});
+
+test('a relative TUTTI_CLAUDE_PLANS_DIRECTORY is taken from the session cwd', async () => {
+  await rig.sidecar.request('close', { agentSessionId: SESSION });
+  await rig.sidecar.request('start', {
+    agentSessionId: RELATIVE_SESSION,
+    cwd: rig.home.cwd,
+    env: { TUTTI_CLAUDE_PLANS_DIRECTORY: 'relative-plans' },
+    permissionModeId: 'plan',
+  });
+  await planTurnWritesInto(RELATIVE_SESSION, 'turn-plan-it-relative', join(rig.home.cwd, 'relative-plans'));
 });

@@ -316,12 +316,21 @@ describe('cancel through the real sidecar and Claude Code', () => {
     assert.ok(claude, 'the Claude Code child of the sidecar');
     // A stopped child never acknowledges the interrupt, so the first cancel stays in flight for its interrupt budget.
     process.kill(claude, 'SIGSTOP');
+    const stderrFrom = session.sidecar.stderrLines.length;
     let firstSettled = false;
     const first = session.cancel(turnId, { interruptTimeoutMs: 2_000, drainTimeoutMs: 5_000 }).finally(() => {
       firstSettled = true;
     });
     try {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Sync point: the first cancel has sent its interrupt, which the stopped child cannot acknowledge.
+      await pollUntil(
+        () =>
+          session.sidecar.stderrLines
+            .slice(stderrFrom)
+            .find((line) => line.startsWith('CLAUDE_CODE_CANCEL_DIAGNOSTIC') && line.includes('"interrupt_started"')),
+        'the first cancel reaches its interrupt (CLAUDE_CODE_CANCEL_DIAGNOSTIC interrupt_started)',
+        10_000,
+      );
       assert.equal(firstSettled, false, 'the first cancel must still be waiting for the interrupt');
 
       const second = await session.cancel(turnId);

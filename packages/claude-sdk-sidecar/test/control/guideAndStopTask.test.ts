@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import { isAlive, pollUntil, processesMatching, youngestChild } from '../../src/testing/processTree.ts';
 import { type ControlSession, openControlSession, TERMINAL_EVENTS } from './controlSession.ts';
 import type { Answer, LoggedLine } from './controlSidecar.ts';
@@ -135,7 +134,18 @@ describe('guide and stop_task through the real sidecar and Claude Code', () => {
       guidedOutput.some((line) => String(line.payload.content).includes('Following the guidance.')),
       'the guided answer is published on the same turn',
     );
-    await delay(500);
+    // Sync point: a later turn on the same Query. Claude Code emits in order, so anything the guided run
+    // still produced (a second terminal, a synthetic turn, stray output) is logged before this turn ends.
+    const fenceTurnId = newTurnId('fence');
+    const fencePrompt = session.model.prompt('Say done.', { prompt: { content: [{ type: 'text', text: 'Fence.' }] } });
+    assertOk(await session.exec(fenceTurnId, fencePrompt), 'exec');
+    const fence = await session.waitForTerminal(fenceTurnId);
+    assert.equal(fence.type, 'turn_completed', `the fence turn completes: ${JSON.stringify(fence.payload)}`);
+    assert.deepEqual(
+      session.eventsOf('assistant_completed', fenceTurnId).map((line) => line.payload.content),
+      ['Fence.'],
+      'nothing of the guided run spilled into the next turn',
+    );
     assert.deepEqual(
       terminalsOf(turnId).map((line) => line.type),
       ['turn_completed'],

@@ -89,6 +89,15 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
     );
     await assertCompleted(turnId);
     assert.ok(existsSync(join(session.home.cwd, file)), 'the allowed command ran');
+    const allowed = session.model
+      .views()
+      .flatMap((view) => view.toolResults)
+      .filter((result) => result.toolUseId === toolCallId);
+    assert.deepEqual(
+      allowed.map((result) => result.isError),
+      [false],
+      'the model received one successful tool_result for the allowed call',
+    );
 
     const replay = await session.submit(turnId, requestId, ALLOW);
     assertOk(replay, 'submit_interactive');
