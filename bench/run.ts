@@ -14,7 +14,7 @@ const RESULTS_PATH = fileURLToPath(new URL('./results/latest.json', import.meta.
 const { values } = parseArgs({
   options: {
     turns: { type: 'string', default: '20' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '6' },
     cancels: { type: 'string', default: '10' },
   },
 });
@@ -32,10 +32,10 @@ figures.push(...(await measureProjectionThroughput()));
 const model = await openBenchModel();
 let unmatchedRequests: number;
 try {
-  progress('sidecar start and idle RSS');
+  progress('sidecar start time and idle RSS (1 and 3 sessions, baseline breakdown)');
   figures.push(...(await measureSidecarStartup(model)));
-  progress(`${turns}-turn overhead, raw query() vs sidecar, ${rounds} alternating rounds`);
-  figures.push(await measureTurnOverhead(model, { turns, rounds }));
+  progress(`${turns}-turn overhead, raw query() (minimal, same options) vs sidecar, ${rounds} alternating rounds`);
+  figures.push(...(await measureTurnOverhead(model, { turns, rounds })));
   progress(`cancel latency over ${cancels} cancels`);
   figures.push(await measureCancelLatency(model, cancels));
   unmatchedRequests = model.mock.unmatched.length;

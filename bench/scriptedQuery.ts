@@ -5,8 +5,9 @@ import type { SdkFixtureEntry } from '@outrigger/claude-sdk-sidecar/bench';
 /**
  * A stand-in for the SDK `Query` that answers every prompt with a captured Claude Code turn, the way the
  * real one would: the prompt echo carrying the prompt's uuid, the turn's messages, its PostToolUse hook
- * calls in place, and the result. `onHandOver` fires right before each message or hook call reaches the
- * runtime, so a sink can time what the sidecar does with it.
+ * calls in place, and the result. `nextTurn` is asked once per prompt, before anything is handed over, and
+ * must return fresh ids each time (see `ReplayableTurn`). `onHandOver` fires right before each message or
+ * hook call reaches the runtime, so a sink can time what the sidecar does with it.
  */
 export class ScriptedQuery implements ClaudeQuery {
   readonly #prompts: AsyncIterable<SDKUserMessage>;

@@ -6,8 +6,14 @@ export function percentile(samples: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))] as number;
 }
 
+/** The middle sample, or the mean of the two middle ones for an even count (never the kinder of the two); NaN when empty. */
 export function median(samples: readonly number[]): number {
-  return percentile(samples, 50);
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** Rounds for the report: three significant decimals are more than the noise allows. */
