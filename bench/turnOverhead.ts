@@ -4,6 +4,7 @@ import { PromptQueue } from '@outrigger/claude-sdk-sidecar/bench';
 import { spawnSidecarProcess } from '@outrigger/claude-sdk-sidecar/process';
 import type { BenchModel } from './benchModel.ts';
 import { type Figure, measuredFigure } from './figure.ts';
+import { sidecarFirstQueryOptions } from './sidecarQueryOptions.ts';
 import { turnTerminal } from './sidecarTurns.ts';
 import { median, rounded } from './stats.ts';
 
@@ -12,31 +13,23 @@ const TURN_TIMEOUT_MS = 60_000;
 /** Per-turn wall times of one round, in milliseconds. */
 type Round = number[];
 
-/** Mirrors the sidecar's `CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS`, which its runtime forces on every child. */
-const SESSION_STATE_EVENTS_ENV = { CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS: '1' };
-
 /**
  * The two raw `query()` loops the sidecar is compared with. `minimal` asks Claude Code for nothing beyond
- * the offline home. `equivalent` asks for what the sidecar must ask for to do its job (the options of the
- * runtime's Query generation: partial messages, hook events, prompt echo, a PostToolUse hook, a
- * `canUseTool` callback, the preset system prompt, the forced env), so the ratio against it measures the
+ * the offline home. `equivalent` gets the options and env the sidecar's runtime builds for its first Query
+ * (partial messages, hook events, prompt echo, a PostToolUse hook, a `canUseTool` callback, the preset
+ * system prompt, the forced env), from the runtime's own builders, so the ratio against it measures the
  * sidecar's own layer rather than Claude Code features the product needs.
  */
 const RAW_VARIANTS = {
-  minimal: (model: BenchModel): Options => ({ cwd: model.home.cwd, env: model.home.env }),
-  equivalent: (model: BenchModel, sessionId: string): Options => ({
-    cwd: model.home.cwd,
-    env: { ...model.home.env, ...SESSION_STATE_EVENTS_ENV },
-    sessionId,
-    systemPrompt: { type: 'preset', preset: 'claude_code' },
-    permissionMode: 'default',
-    includePartialMessages: true,
-    includeHookEvents: true,
-    extraArgs: { 'replay-user-messages': null },
-    hooks: { PostToolUse: [{ hooks: [async () => ({})] }] },
-    canUseTool: async (_toolName, input) => ({ behavior: 'allow', updatedInput: input }),
-  }),
-} satisfies Record<string, (model: BenchModel, sessionId: string) => Options>;
+  minimal: async (model: BenchModel): Promise<Options> => ({ cwd: model.home.cwd, env: model.home.env }),
+  equivalent: (model: BenchModel, sessionId: string): Promise<Options> =>
+    sidecarFirstQueryOptions({
+      processEnv: model.home.env,
+      agentSessionId: 'bench-raw',
+      cwd: model.home.cwd,
+      providerSessionId: sessionId,
+    }),
+} satisfies Record<string, (model: BenchModel, sessionId: string) => Promise<Options>>;
 type RawVariant = keyof typeof RAW_VARIANTS;
 
 /**
@@ -113,7 +106,7 @@ export async function measureTurnOverhead(
 async function rawQueryRound(model: BenchModel, variant: RawVariant, turns: number, round: number): Promise<Round> {
   const sessionId = randomUUID();
   const prompts = new PromptQueue();
-  const claude = query({ prompt: prompts, options: RAW_VARIANTS[variant](model, sessionId) });
+  const claude = query({ prompt: prompts, options: await RAW_VARIANTS[variant](model, sessionId) });
   const messages = claude[Symbol.asyncIterator]();
   try {
     await claude.initializationResult();
