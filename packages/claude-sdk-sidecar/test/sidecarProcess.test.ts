@@ -3,7 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { type MockAnthropic, type MockRule, startMockAnthropic } from '@outrigger/mock-anthropic';
+import {
+  type MockAnthropic,
+  type MockReply,
+  type MockRule,
+  startMockAnthropic,
+  type ToolResultView,
+} from '@outrigger/mock-anthropic';
 import { type ClaudeTestHome, createClaudeTestHome } from '@outrigger/mock-anthropic/testing';
 import type { CancelResult, InteractiveResult, SidecarEvent } from '@outrigger/protocol';
 import { pollUntil } from '../src/testing/processTree.ts';
@@ -42,6 +48,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-
 /** Model requests of the auth-fail prompt, the first and any retry of Claude Code's. */
 let authAttempts = 0;
 
+/** Asks for the Bash command `command` ("make a file"); once it ran, answers with `replyPrefix` and its output. */
+function bashThenReply(results: readonly ToolResultView[], command: string, replyPrefix: string): MockReply {
+  const bash = results.find((result) => result.toolName === 'Bash');
+  return bash
+    ? { content: [{ type: 'text', text: `${replyPrefix}${bash.content}` }] }
+    : {
+        content: [{ type: 'tool_use', name: 'Bash', input: { command, description: 'make a file' } }],
+        stopReason: 'tool_use',
+      };
+}
+
 const rules: MockRule[] = [
   (request) => {
     const text = request.lastUserText;
@@ -53,19 +70,7 @@ const rules: MockRule[] = [
         : { content: [{ type: 'tool_use', name: 'TodoWrite', input: { todos: TODOS } }], stopReason: 'tool_use' };
     }
     if (text.includes('run-bash')) {
-      const bash = results.find((result) => result.toolName === 'Bash');
-      return bash
-        ? { content: [{ type: 'text', text: `Bash said: ${bash.content}` }] }
-        : {
-            content: [
-              {
-                type: 'tool_use',
-                name: 'Bash',
-                input: { command: 'touch bypass-proof.txt && echo made-under-bypass', description: 'make a file' },
-              },
-            ],
-            stopReason: 'tool_use',
-          };
+      return bashThenReply(results, 'touch bypass-proof.txt && echo made-under-bypass', 'Bash said: ');
     }
     if (text.includes('long-tool')) {
       return results.length > 0
@@ -82,19 +87,7 @@ const rules: MockRule[] = [
           };
     }
     if (text.includes('needs-approval')) {
-      const bash = results.find((result) => result.toolName === 'Bash');
-      return bash
-        ? { content: [{ type: 'text', text: `Approved run said: ${bash.content}` }] }
-        : {
-            content: [
-              {
-                type: 'tool_use',
-                name: 'Bash',
-                input: { command: 'touch approved.txt && echo approved-run', description: 'make a file' },
-              },
-            ],
-            stopReason: 'tool_use',
-          };
+      return bashThenReply(results, 'touch approved.txt && echo approved-run', 'Approved run said: ');
     }
     if (text.includes('auth-fail')) {
       authAttempts += 1;

@@ -37,23 +37,42 @@ function waitForTurn(turnId: string, type: string) {
   );
 }
 
-async function answer(prompt: string, requested: string, action: string, optionId: string, payload = {}) {
-  const turnId = await exec(prompt);
-  const request = await waitForTurn(turnId, requested);
-  assert.ok(request.type === 'approval_requested' || request.type === 'user_input_requested');
-  const result = await sidecar.request<InteractiveResult>('submit_interactive', {
+function submitInteractive(turnId: string, requestId: string, action: string, optionId: string, payload = {}) {
+  return sidecar.request<InteractiveResult>('submit_interactive', {
     agentSessionId: SESSION,
     turnId,
-    requestId: request.payload.requestId,
+    requestId,
     action,
     optionId,
     payload,
   });
+}
+
+/** The text of the turn's completed assistant message. */
+function completedTextOf(turnId: string): string {
+  const completed = turnEvents(turnId).find((event) => event.type === 'assistant_completed');
+  assert.ok(completed?.type === 'assistant_completed');
+  return completed.payload.content;
+}
+
+async function answer(prompt: string, requested: string, action: string, optionId: string, payload = {}) {
+  const turnId = await exec(prompt);
+  const request = await waitForTurn(turnId, requested);
+  assert.ok(request.type === 'approval_requested' || request.type === 'user_input_requested');
+  const result = await submitInteractive(turnId, request.payload.requestId, action, optionId, payload);
   const terminal = await sidecar.waitForEvent(
     (event) => TERMINALS.has(event.type) && 'turnId' in event.payload && event.payload.turnId === turnId,
     { timeoutMs: 5_000, description: `the terminal of ${turnId}` },
   );
   return { turnId, request, result, terminal };
+}
+
+/** An assistant_delta whose chunk is the whole text so far, `text`, bound to the turn's provider identity. */
+function assertWholeDelta(event: SidecarEvent | undefined, text: string, providerTurnId: string): void {
+  assert.ok(event?.type === 'assistant_delta');
+  assert.equal(event.payload.content, text);
+  assert.equal(event.payload.snapshot, text);
+  assert.equal((event.payload as { providerTurnId?: string }).providerTurnId, providerTurnId);
 }
 
 test('start publishes session_started before its ok', async () => {
@@ -78,11 +97,7 @@ test('a plain prompt is echoed after the identity event', async () => {
   );
   const identity = events[0];
   assert.ok(identity?.type === 'provider_turn_identity_resolved');
-  const delta = events[1];
-  assert.ok(delta?.type === 'assistant_delta');
-  assert.equal(delta.payload.content, 'Echo: hello driver');
-  assert.equal(delta.payload.snapshot, 'Echo: hello driver');
-  assert.equal((delta.payload as { providerTurnId?: string }).providerTurnId, identity.payload.providerTurnId);
+  assertWholeDelta(events[1], 'Echo: hello driver', identity.payload.providerTurnId);
   assert.ok(terminal.type === 'turn_completed');
   assert.equal(terminal.payload.providerTurnId, identity.payload.providerTurnId);
 });
@@ -99,17 +114,8 @@ test('an allowed approval completes the turn; an identical replay is reported, n
     ['allow_always', 'allow', 'reject'],
   );
   assert.equal(terminal.type, 'turn_completed');
-  const completed = turnEvents(turnId).find((event) => event.type === 'assistant_completed');
-  assert.ok(completed?.type === 'assistant_completed');
-  assert.equal(completed.payload.content, 'Approval accepted.');
-  const replay = await sidecar.request<InteractiveResult>('submit_interactive', {
-    agentSessionId: SESSION,
-    turnId,
-    requestId: request.payload.requestId,
-    action: 'allow',
-    optionId: 'allow',
-    payload: {},
-  });
+  assert.equal(completedTextOf(turnId), 'Approval accepted.');
+  const replay = await submitInteractive(turnId, request.payload.requestId, 'allow', 'allow');
   assert.deepEqual(replay, { disposition: 'answered', replayed: true });
 });
 
@@ -128,9 +134,7 @@ test('an answered question completes the turn', async () => {
   const questions = (request.payload.input as { questions: { question: string }[] }).questions;
   assert.equal(questions[0]?.question, 'Pick one');
   assert.equal(terminal.type, 'turn_completed');
-  const completed = turnEvents(turnId).find((event) => event.type === 'assistant_completed');
-  assert.ok(completed?.type === 'assistant_completed');
-  assert.equal(completed.payload.content, 'Question answered.');
+  assert.equal(completedTextOf(turnId), 'Question answered.');
 });
 
 test('exit-plan captures the plan when a mode is chosen and fails when planning continues', async () => {
@@ -158,20 +162,9 @@ test('guide echoes one delta on the active turn, and needs one', async () => {
   );
   const identity = turnEvents(turnId).find((event) => event.type === 'provider_turn_identity_resolved');
   assert.ok(identity?.type === 'provider_turn_identity_resolved');
-  const delta = guided[1];
-  assert.ok(delta?.type === 'assistant_delta');
-  assert.equal(delta.payload.content, 'steer left');
-  assert.equal(delta.payload.snapshot, 'steer left');
-  assert.equal((delta.payload as { providerTurnId?: string }).providerTurnId, identity.payload.providerTurnId);
+  assertWholeDelta(guided[1], 'steer left', identity.payload.providerTurnId);
 
-  await sidecar.request<InteractiveResult>('submit_interactive', {
-    agentSessionId: SESSION,
-    turnId,
-    requestId: request.payload.requestId,
-    action: 'allow',
-    optionId: 'allow',
-    payload: {},
-  });
+  await submitInteractive(turnId, request.payload.requestId, 'allow', 'allow');
   await waitForTurn(turnId, 'turn_completed');
   await assert.rejects(sidecar.request('guide', { agentSessionId: SESSION, prompt: 'too late', content: [] }), {
     message: 'Claude SDK guidance requires an active turn',

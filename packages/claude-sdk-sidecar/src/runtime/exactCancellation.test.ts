@@ -6,6 +6,7 @@ import type { FakeClaudeQuery } from '../testing/fakeClaudeQuery.ts';
 import { cancelExactTurn, type ExactCancellationHost } from './exactCancellation.ts';
 import { consumingFakeGeneration } from './fakeGeneration.ts';
 import { GenerationLifecycle } from './generationLifecycle.ts';
+import { canceledBeforeAcceptance, canceledInProvider } from './sessionRuntimeHarness.ts';
 import { TurnLifecycle } from './turnLifecycle.ts';
 
 /** The procedure over real turns and generations; the host's own fencing is recorded. */
@@ -56,13 +57,7 @@ test('a dispatched turn: fence, then interrupt and close, and only then the term
   r.dispatched('t2');
   const generation = r.generations.current;
   const result = await r.cancel('t1');
-  assert.deepEqual(result, {
-    canceled: true,
-    disposition: 'provider_active',
-    turnId: 't1',
-    providerTurnId: 'provider-turn-1',
-    dispatchPhase: 'identity_resolved',
-  });
+  assert.deepEqual(result, canceledInProvider('t1', 'provider-turn-1', 'identity_resolved'));
   assert.deepEqual(r.queries[0]?.calls, ['interrupt', 'close']);
   const fencedAt = r.log.findIndex((line) => line.startsWith('fenced'));
   assert.equal(r.log[fencedAt], 'fenced; Query calls so far: none', 'fenced before the Query was touched');
@@ -91,13 +86,7 @@ test('a turn never handed to Claude Code ends here without touching the Query', 
 test('a Goal command still waiting for its batch is withdrawn locally', async () => {
   const r = rig({ queuedGoal: 'goal-1' });
   const result = await r.cancel('goal-1');
-  assert.deepEqual(result, {
-    canceled: true,
-    disposition: 'pre_accept',
-    turnId: 'goal-1',
-    providerTurnId: '',
-    dispatchPhase: 'pending_goal',
-  });
+  assert.deepEqual(result, canceledBeforeAcceptance('goal-1', 'pending_goal'));
 });
 
 test('a bound turn whose Query is gone reports provider_state_lost and stays running', async () => {
@@ -127,13 +116,7 @@ test('a settled root turn whose synthetic continuation runs owns it: the cancel 
   r.turns.settle(root, { type: 'turn_completed', stopReason: 'end_turn' });
   const continuation = r.turns.openSynthetic(r.generations.current?.id);
   const result = await r.cancel('t1');
-  assert.deepEqual(result, {
-    canceled: true,
-    disposition: 'provider_active',
-    turnId: 't1',
-    providerTurnId: 'provider-turn-1',
-    dispatchPhase: 'terminal',
-  });
+  assert.deepEqual(result, canceledInProvider('t1', 'provider-turn-1', 'terminal'));
   assert.deepEqual(r.queries[0]?.calls, ['interrupt', 'close']);
   assert.deepEqual(
     r.log.filter((line) => /^turn_(completed|canceled)/.test(line)),
@@ -181,13 +164,7 @@ test('a dispatched turn without identity whose Query is gone ends with one turn_
   assert.ok(generation);
   r.generations.release(generation);
   const result = await r.cancel('t1');
-  assert.deepEqual(result, {
-    canceled: true,
-    disposition: 'pre_accept',
-    turnId: 't1',
-    providerTurnId: '',
-    dispatchPhase: 'dispatched',
-  });
+  assert.deepEqual(result, canceledBeforeAcceptance('t1', 'dispatched'));
   assert.equal(turn.settled, true);
   assert.deepEqual(
     r.log.filter((line) => line.startsWith('turn_canceled')),

@@ -159,20 +159,26 @@ test('concurrent callers for one turn share a single flight', async () => {
   assert.deepEqual(r.events, ['provider_turn_identity_resolved:t1', 'provider_turn_checkpoint:t1']);
 });
 
-test("one waiter's abort ends only its own wait; the flight goes on for the others", async () => {
+/** A barrier whose one transcript read answers when `gate` does; `flight` keeps the signal that read was given. */
+function gatedFlight() {
   const gate = Promise.withResolvers<ResolvedTurnIdentity>();
-  let flightSignal: AbortSignal | undefined;
+  const flight: { signal?: AbortSignal } = {};
   const r = rig((_request, signal) => {
-    flightSignal = signal;
+    flight.signal = signal;
     return gate.promise;
   });
+  return { r, gate, flight };
+}
+
+test("one waiter's abort ends only its own wait; the flight goes on for the others", async () => {
+  const { r, gate, flight } = gatedFlight();
   await withDiagnosticSinkForTest(async () => {
     const router = r.barrier.await(r.turn, 'streaming', CONTEXT);
     const sdkAbort = new AbortController();
     const approval = r.barrier.await(r.turn, 'waiting_approval', CONTEXT, sdkAbort.signal);
     sdkAbort.abort();
     await assert.rejects(approval, { name: 'AbortError' });
-    assert.equal(flightSignal?.aborted, false, 'the shared flight is not aborted');
+    assert.equal(flight.signal?.aborted, false, 'the shared flight is not aborted');
     gate.resolve(IDENTITY);
     await router;
   });
@@ -180,18 +186,13 @@ test("one waiter's abort ends only its own wait; the flight goes on for the othe
 });
 
 test('a waiter whose signal is already aborted leaves at once and does not abort the flight', async () => {
-  const gate = Promise.withResolvers<ResolvedTurnIdentity>();
-  let flightSignal: AbortSignal | undefined;
-  const r = rig((_request, signal) => {
-    flightSignal = signal;
-    return gate.promise;
-  });
+  const { r, gate, flight } = gatedFlight();
   await withDiagnosticSinkForTest(async () => {
     const router = r.barrier.await(r.turn, 'streaming', CONTEXT);
     await assert.rejects(r.barrier.await(r.turn, 'waiting_approval', CONTEXT, AbortSignal.abort()), {
       name: 'AbortError',
     });
-    assert.equal(flightSignal?.aborted, false);
+    assert.equal(flight.signal?.aborted, false);
     gate.resolve(IDENTITY);
     await router;
   });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { QueryShutdownStage } from '../diagnostics/cancelDiagnostics.ts';
 import { FakeClaudeQuery } from '../testing/fakeClaudeQuery.ts';
+import { SHUTDOWN_STAGES_AFTER_INTERRUPT_ACK } from '../testing/shutdownStages.ts';
 import { PromptQueue } from './promptQueue.ts';
 import { QueryGeneration, QueryShutdownTimeoutError } from './queryGeneration.ts';
 
@@ -10,6 +11,26 @@ function generation(configure: (query: FakeClaudeQuery) => void = () => undefine
   const query = new FakeClaudeQuery({ prompt: prompts, options: {} });
   configure(query);
   return { query, generation: new QueryGeneration({ id: 7, query, prompts }) };
+}
+
+/** A generation whose consumer ignores every message and the end of the stream. */
+function consumingGeneration(configure?: (query: FakeClaudeQuery) => void) {
+  const made = generation(configure);
+  made.generation.startConsuming(
+    () => undefined,
+    () => undefined,
+  );
+  return made;
+}
+
+/** Shuts the generation down with an interrupt, recording the stages it reports. */
+async function interruptingShutdown(
+  g: QueryGeneration,
+  budgets: { interruptTimeoutMs: number; drainTimeoutMs: number },
+) {
+  const record = recorder();
+  const result = await g.shutdown({ interrupt: true, ...budgets, observe: record.observe });
+  return { result, record };
 }
 
 function recorder() {
@@ -22,48 +43,19 @@ function recorder() {
 }
 
 test('an acknowledged interrupt still closes the transport, then waits for the drain', async () => {
-  const { query, generation: g } = generation();
-  g.startConsuming(
-    () => undefined,
-    () => undefined,
-  );
-  const record = recorder();
-  const result = await g.shutdown({
-    interrupt: true,
-    interruptTimeoutMs: 50,
-    drainTimeoutMs: 50,
-    observe: record.observe,
-  });
+  const { query, generation: g } = consumingGeneration();
+  const { result, record } = await interruptingShutdown(g, { interruptTimeoutMs: 50, drainTimeoutMs: 50 });
   assert.equal(result.terminationMode, 'interrupt_acknowledged');
   assert.deepEqual(query.calls, ['interrupt', 'close']);
-  assert.deepEqual(record.names(), [
-    'shutdown_started',
-    'interrupt_started',
-    'interrupt_succeeded',
-    'query_close_started',
-    'query_close_succeeded',
-    'consumption_wait_started',
-    'consumption_settled',
-    'shutdown_succeeded',
-  ]);
+  assert.deepEqual(record.names(), SHUTDOWN_STAGES_AFTER_INTERRUPT_ACK);
   assert.ok(record.stages.every((stage) => stage.generationId === 7));
 });
 
 test('an interrupt that never answers times out and the transport is closed', async () => {
-  const { query, generation: g } = generation((q) => {
+  const { query, generation: g } = consumingGeneration((q) => {
     q.interruptBehavior = 'hang';
   });
-  g.startConsuming(
-    () => undefined,
-    () => undefined,
-  );
-  const record = recorder();
-  const result = await g.shutdown({
-    interrupt: true,
-    interruptTimeoutMs: 10,
-    drainTimeoutMs: 50,
-    observe: record.observe,
-  });
+  const { result, record } = await interruptingShutdown(g, { interruptTimeoutMs: 10, drainTimeoutMs: 50 });
   assert.equal(result.terminationMode, 'transport_closed');
   assert.ok(query.calls.includes('close'));
   assert.deepEqual(record.names().slice(0, 4), [

@@ -18,8 +18,18 @@ import {
   textDelta,
   toolUse,
 } from '../testing/sdkMessageBuilders.ts';
+import { CANCEL_STAGES_AFTER_INTERRUPT_ACK } from '../testing/shutdownStages.ts';
 import type { ClaudeQuery } from './claudeQuery.ts';
-import { execPayload, type Harness, harness, startedWithTurn, TERMINALS } from './sessionRuntimeHarness.ts';
+import {
+  canceledBeforeAcceptance,
+  canceledInProvider,
+  execPayload,
+  type Harness,
+  harness,
+  notCanceled,
+  startedWithTurn,
+  TERMINALS,
+} from './sessionRuntimeHarness.ts';
 
 /**
  * Reference §3.2 (guide), §3.4 (cancel) and §2.1 (stop_task) on a FakeClaudeQuery: every disposition row,
@@ -65,6 +75,11 @@ function traceControls(
     if (options.closeEndsStream !== false) close();
   };
   return trace;
+}
+
+/** The order in which the Query's interrupt and close were called. */
+function callsOf(trace: readonly ControlCall[]): ControlCall['call'][] {
+  return trace.map((entry) => entry.call);
 }
 
 /** A started session whose turn t1 is bound to its echo and streaming. */
@@ -129,28 +144,10 @@ test('absent: nothing to cancel, with or without a turn id, and after close', as
   const h = harness();
   await h.runtime.start();
   await withDiagnosticSinkForTest(async () => {
-    assert.deepEqual(await cancel(h, ''), {
-      canceled: false,
-      disposition: 'absent',
-      turnId: '',
-      providerTurnId: '',
-      dispatchPhase: 'unknown',
-    });
-    assert.deepEqual(await cancel(h, 'never-ran'), {
-      canceled: false,
-      disposition: 'absent',
-      turnId: 'never-ran',
-      providerTurnId: '',
-      dispatchPhase: 'unknown',
-    });
+    assert.deepEqual(await cancel(h, ''), notCanceled('absent', ''));
+    assert.deepEqual(await cancel(h, 'never-ran'), notCanceled('absent', 'never-ran'));
     await h.runtime.close();
-    assert.deepEqual(await cancel(h, 'after-close'), {
-      canceled: false,
-      disposition: 'absent',
-      turnId: 'after-close',
-      providerTurnId: '',
-      dispatchPhase: 'unknown',
-    });
+    assert.deepEqual(await cancel(h, 'after-close'), notCanceled('absent', 'after-close'));
   });
   assert.deepEqual(h.query().calls, ['close'], 'only close touched the Query');
 });
@@ -159,13 +156,7 @@ test('mismatch: another turn runs; it is left alone and completes', async () => 
   const h = harness();
   const correlation = await streamingTurn(h);
   const result = await withDiagnosticSinkForTest(() => cancel(h, 'other'));
-  assert.deepEqual(result, {
-    canceled: false,
-    disposition: 'mismatch',
-    turnId: 'other',
-    providerTurnId: '',
-    dispatchPhase: 'unknown',
-  });
+  assert.deepEqual(result, notCanceled('mismatch', 'other'));
   assert.deepEqual(h.query().calls, [], 'the Query is not touched');
   h.query().push(assistantText('answer'), successResult());
   const terminal = await h.terminalOf('t1');
@@ -179,13 +170,7 @@ test('pre_accept (pending_goal): a deferred Goal command is withdrawn locally', 
   await h.runtime.start();
   await h.runtime.exec(execPayload('goal-1', { goalOperationId: 'op-1', goalRevision: 1, goalAction: 'set' }));
   const result = await withDiagnosticSinkForTest(() => cancel(h, 'goal-1'));
-  assert.deepEqual(result, {
-    canceled: true,
-    disposition: 'pre_accept',
-    turnId: 'goal-1',
-    providerTurnId: '',
-    dispatchPhase: 'pending_goal',
-  });
+  assert.deepEqual(result, canceledBeforeAcceptance('goal-1', 'pending_goal'));
   const withdrawn = h.eventsOf('goal_command_canceled');
   assert.deepEqual(
     withdrawn.map((event) => event.payload),
@@ -203,13 +188,7 @@ test('pre_accept (queued): a turn never handed to Claude Code ends locally with 
   await h.runtime.start();
   await h.runtime.exec(execPayload('t1'));
   const result = await withDiagnosticSinkForTest(() => cancel(h, 't1'));
-  assert.deepEqual(result, {
-    canceled: true,
-    disposition: 'pre_accept',
-    turnId: 't1',
-    providerTurnId: '',
-    dispatchPhase: 'queued',
-  });
+  assert.deepEqual(result, canceledBeforeAcceptance('t1', 'queued'));
   assert.deepEqual(terminalsOf(h, 't1'), ['turn_canceled']);
   await delay(20);
   assert.equal(h.query().prompts.length, 0, 'the canceled prompt is never sent');
@@ -221,13 +200,7 @@ test('pre_accept (dispatched): a prompt without provider identity is canceled af
   const h = harness();
   await startedWithTurn(h);
   const result = await withDiagnosticSinkForTest(() => cancel(h, 't1'));
-  assert.deepEqual(result, {
-    canceled: true,
-    disposition: 'pre_accept',
-    turnId: 't1',
-    providerTurnId: '',
-    dispatchPhase: 'dispatched',
-  });
+  assert.deepEqual(result, canceledBeforeAcceptance('t1', 'dispatched'));
   assert.deepEqual(h.query().calls, ['interrupt', 'close'], 'a dispatched prompt is stopped in Claude Code');
   const terminal = await h.terminalOf('t1');
   assert.deepEqual(terminal, { type: 'turn_canceled', payload: { turnId: 't1' } });
@@ -238,13 +211,7 @@ test('provider_active: a bound streaming turn is canceled with its provider turn
   const h = harness();
   const correlation = await streamingTurn(h);
   const result = await withDiagnosticSinkForTest(() => cancel(h, 't1'));
-  assert.deepEqual(result, {
-    canceled: true,
-    disposition: 'provider_active',
-    turnId: 't1',
-    providerTurnId: correlation,
-    dispatchPhase: 'streaming',
-  });
+  assert.deepEqual(result, canceledInProvider('t1', correlation, 'streaming'));
   assert.deepEqual(await h.terminalOf('t1'), {
     type: 'turn_canceled',
     payload: { turnId: 't1', providerTurnId: correlation },
@@ -256,13 +223,7 @@ test('an empty turn id cancels the active turn', async () => {
   const h = harness();
   const correlation = await streamingTurn(h);
   const result = await withDiagnosticSinkForTest(() => cancel(h, ''));
-  assert.deepEqual(result, {
-    canceled: true,
-    disposition: 'provider_active',
-    turnId: 't1',
-    providerTurnId: correlation,
-    dispatchPhase: 'streaming',
-  });
+  assert.deepEqual(result, canceledInProvider('t1', correlation, 'streaming'));
   await h.runtime.close();
 });
 
@@ -304,13 +265,7 @@ test('pre_accept with its phase: a dispatched turn without identity whose genera
   assert.ok(turn, 't1 is unsettled');
   turn.generationId = -1;
   const result = await withDiagnosticSinkForTest(() => cancel(h, 't1'));
-  assert.deepEqual(result, {
-    canceled: true,
-    disposition: 'pre_accept',
-    turnId: 't1',
-    providerTurnId: '',
-    dispatchPhase: 'dispatched',
-  });
+  assert.deepEqual(result, canceledBeforeAcceptance('t1', 'dispatched'));
   assert.deepEqual(terminalsOf(h, 't1'), ['turn_canceled'], 'the answer and the one terminal agree');
   assert.deepEqual(h.query().calls, []);
   await h.runtime.close();
@@ -329,17 +284,8 @@ test('cancel of a settled root turn while its synthetic continuation runs stops 
   const continuationId = String(started.payload.turnId);
   const trace = traceControls(h, h.query());
   const result = await withDiagnosticSinkForTest(() => cancel(h, 't1'));
-  assert.deepEqual(result, {
-    canceled: true,
-    disposition: 'provider_active',
-    turnId: 't1',
-    providerTurnId: correlation,
-    dispatchPhase: 'terminal',
-  });
-  assert.deepEqual(
-    trace.map((entry) => entry.call),
-    ['interrupt', 'close'],
-  );
+  assert.deepEqual(result, canceledInProvider('t1', correlation, 'terminal'));
+  assert.deepEqual(callsOf(trace), ['interrupt', 'close']);
   assert.deepEqual(terminalsOf(h, 't1'), ['turn_completed'], 'the root keeps its one terminal');
   assert.deepEqual(terminalsOf(h, continuationId), ['turn_canceled'], 'the continuation ends once, canceled');
   const again = await withDiagnosticSinkForTest(() => cancel(h, 't1'));
@@ -365,20 +311,13 @@ test('turn_canceled comes after the acknowledged interrupt and the close, and be
     // Fenced at once: what Claude Code still streams while the interrupt is pending is never routed.
     h.query().push(textDelta(' late'), assistantText('partial late'), successResult());
     await delay(30);
-    assert.deepEqual(
-      trace.map((entry) => entry.call),
-      ['interrupt'],
-      'the transport is closed only after the interrupt answered',
-    );
+    assert.deepEqual(callsOf(trace), ['interrupt'], 'the transport is closed only after the interrupt answered');
     assert.deepEqual(terminalsOf(h, 't1'), [], 'no terminal before the shutdown boundary');
     acknowledgement.resolve();
     const result = await answer;
 
     assert.equal(result.disposition, 'provider_active');
-    assert.deepEqual(
-      trace.map((entry) => entry.call),
-      ['interrupt', 'close'],
-    );
+    assert.deepEqual(callsOf(trace), ['interrupt', 'close']);
     const canceledAt = h.indexOf((event) => event.type === 'turn_canceled' && event.payload.turnId === 't1');
     const closedAt = trace[1]?.eventCount ?? Number.POSITIVE_INFINITY;
     assert.ok(canceledAt >= closedAt, 'turn_canceled is emitted after close');
@@ -386,18 +325,7 @@ test('turn_canceled comes after the acknowledged interrupt and the close, and be
     assert.deepEqual(h.events[canceledAt]?.payload, { turnId: 't1', providerTurnId: correlation });
     assert.deepEqual(terminalsOf(h, 't1'), ['turn_canceled'], 'exactly one terminal, the late result settled nothing');
     assert.equal(h.eventsOf('assistant_delta').length, 1, 'no output routed after the fence');
-    assert.deepEqual(cancelStages(lines), [
-      'cancel_received',
-      'shutdown_started',
-      'interrupt_started',
-      'interrupt_succeeded',
-      'query_close_started',
-      'query_close_succeeded',
-      'consumption_wait_started',
-      'consumption_settled',
-      'shutdown_succeeded',
-      'cancel_succeeded',
-    ]);
+    assert.deepEqual(cancelStages(lines), CANCEL_STAGES_AFTER_INTERRUPT_ACK);
   });
   await h.runtime.close();
 });
@@ -453,10 +381,7 @@ test('a Query that never ends and ignores interrupt and close does not hold the 
   await withDiagnosticSinkForTest(async (lines) => {
     const result = await cancel(h, 't1', { interruptTimeoutMs: 20, drainTimeoutMs: 2_000 });
     assert.equal(result.disposition, 'provider_active');
-    assert.deepEqual(
-      trace.map((entry) => entry.call),
-      ['interrupt', 'close'],
-    );
+    assert.deepEqual(callsOf(trace), ['interrupt', 'close']);
     const stages = cancelStages(lines);
     assert.ok(stages.includes('interrupt_timed_out'), `stages: ${stages.join(', ')}`);
     assert.ok(stages.includes('consumption_settled'), `stages: ${stages.join(', ')}`);
@@ -491,10 +416,7 @@ test('a drain timeout answers an error at stage consumption and leaves the turn 
       assert.equal((error as { stage?: unknown }).stage, 'consumption');
       return true;
     });
-    assert.deepEqual(
-      trace.map((entry) => entry.call),
-      ['interrupt', 'close'],
-    );
+    assert.deepEqual(callsOf(trace), ['interrupt', 'close']);
     assert.deepEqual(cancelStages(lines).slice(-2), ['consumption_timed_out', 'cancel_failed']);
     assert.deepEqual(terminalsOf(h, 't1'), [], 'fail-closed: no terminal event');
     const turn = h.runtime.turns.find('t1');
@@ -523,13 +445,7 @@ test('pending interactions are superseded by the cancel, and a late answer does 
   const requestId = String(approval.payload.requestId);
 
   const result = await withDiagnosticSinkForTest(() => cancel(h, 't1'));
-  assert.deepEqual(result, {
-    canceled: true,
-    disposition: 'provider_active',
-    turnId: 't1',
-    providerTurnId: correlation,
-    dispatchPhase: 'waiting_approval',
-  });
+  assert.deepEqual(result, canceledInProvider('t1', correlation, 'waiting_approval'));
   assert.deepEqual(await decision, { behavior: 'deny', message: 'Tool use aborted' });
   const allow = { agentSessionId: 's1', turnId: 't1', requestId, action: 'allow', optionId: 'allow', payload: {} };
   assert.deepEqual(await h.runtime.interactiveDisposition(allow), { disposition: 'superseded', replayed: true });
@@ -562,11 +478,7 @@ test('guide: interrupt, then guidance_interrupted, then the guided prompt in the
   assert.deepEqual(guidance.message.content, [{ type: 'text', text: 'focus on the tests' }]);
   assert.notEqual(guidance.uuid, correlation, 'guidance is a new prompt, not the turn prompt again');
   assert.equal(h.queries.length, 1, 'the same Query carries the guidance');
-  assert.deepEqual(
-    trace.map((entry) => entry.call),
-    ['interrupt'],
-    'guidance never closes the Query',
-  );
+  assert.deepEqual(callsOf(trace), ['interrupt'], 'guidance never closes the Query');
 
   // What Claude Code sends after an interrupt (claude-code-offline.md §3), then the guided run.
   h.query().push(

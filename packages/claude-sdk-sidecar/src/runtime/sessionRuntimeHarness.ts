@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type EmitEvent, parseRequestPayload, type StartPayload } from '@outrigger/protocol';
+import { type CancelResult, type EmitEvent, parseRequestPayload, type StartPayload } from '@outrigger/protocol';
 import { ProviderTurnDiagnostics } from '../diagnostics/providerTurnDiagnostics.ts';
 import { TurnBindingResolutionError } from '../fork/turnBindingResolution.ts';
 import { type FakeClaudeQuery, fakeQueryFactory } from '../testing/fakeClaudeQuery.ts';
@@ -39,6 +39,25 @@ export function execPayload(turnId: string, fields: Record<string, unknown> = {}
 
 export function cancelPayload(turnId: string) {
   return { agentSessionId: 's1', turnId, interruptTimeoutMs: 100, drainTimeoutMs: 100 };
+}
+
+/** The answer to a cancel that found no turn of its own to stop (absent, mismatch): nothing is known of it. */
+export function notCanceled(disposition: 'absent' | 'mismatch', turnId: string): CancelResult {
+  return { canceled: false, disposition, turnId, providerTurnId: '', dispatchPhase: 'unknown' };
+}
+
+/** The answer to a cancel that ended a turn Claude Code had not accepted: it has no provider identity. */
+export function canceledBeforeAcceptance(turnId: string, dispatchPhase: CancelResult['dispatchPhase']): CancelResult {
+  return { canceled: true, disposition: 'pre_accept', turnId, providerTurnId: '', dispatchPhase };
+}
+
+/** The answer to a cancel that stopped a turn Claude Code had accepted as `providerTurnId`. */
+export function canceledInProvider(
+  turnId: string,
+  providerTurnId: string,
+  dispatchPhase: CancelResult['dispatchPhase'],
+): CancelResult {
+  return { canceled: true, disposition: 'provider_active', turnId, providerTurnId, dispatchPhase };
 }
 
 /** The transcript never has the turn: identity can only come from the echo. */

@@ -48,6 +48,18 @@ export function processesMatching(needle: string): number[] {
     .map((info) => info.pid);
 }
 
+/** Waits until some live process has `needle` in its command line; resolves with those processes. */
+export function waitForProcesses(needle: string, description: string, timeoutMs: number): Promise<number[]> {
+  return pollUntil(
+    () => {
+      const pids = processesMatching(needle);
+      return pids.length > 0 ? pids : undefined;
+    },
+    description,
+    timeoutMs,
+  );
+}
+
 /** Live (non-zombie) processes of the process group `groupId`. */
 export function processGroupMembers(groupId: number): number[] {
   return allProcesses()

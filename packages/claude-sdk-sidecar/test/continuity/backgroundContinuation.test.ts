@@ -8,6 +8,7 @@ import {
   eventsOfTurn,
   onlyTerminalOf,
   runTurn,
+  startBypassSession,
   startContinuityRig,
   terminalsOf,
   turnIdOf,
@@ -64,11 +65,7 @@ let rig: ContinuityRig;
 
 before(async () => {
   rig = await startContinuityRig({ rules });
-  await rig.sidecar.request('start', {
-    agentSessionId: SESSION,
-    cwd: rig.home.cwd,
-    permissionModeId: 'bypassPermissions',
-  });
+  await startBypassSession(rig, SESSION);
 });
 
 after(async () => {

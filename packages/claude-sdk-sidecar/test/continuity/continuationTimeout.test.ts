@@ -6,6 +6,7 @@ import {
   type ContinuityRig,
   eventsOfTurn,
   runTurn,
+  startBypassSession,
   startContinuityRig,
   terminalsOf,
   turnIdOf,
@@ -63,11 +64,7 @@ before(async () => {
     rules,
     env: { OUTRIGGER_SIDECAR_CONTINUATION_TIMEOUT_MS: String(CONTINUATION_TIMEOUT_MS) },
   });
-  await rig.sidecar.request('start', {
-    agentSessionId: SESSION,
-    cwd: rig.home.cwd,
-    permissionModeId: 'bypassPermissions',
-  });
+  await startBypassSession(rig, SESSION);
 });
 
 after(async () => {

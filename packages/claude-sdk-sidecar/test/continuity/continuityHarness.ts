@@ -57,6 +57,11 @@ export async function startContinuityRig(options: ContinuityRigOptions): Promise
   };
 }
 
+/** Starts `agentSessionId` in the rig's Claude home with every tool allowed; resolves with the start result. */
+export function startBypassSession<T = unknown>(rig: ContinuityRig, agentSessionId: string): Promise<T> {
+  return rig.sidecar.request<T>('start', { agentSessionId, cwd: rig.home.cwd, permissionModeId: 'bypassPermissions' });
+}
+
 export function turnIdOf(event: SidecarEvent): string | undefined {
   const turnId = (event.payload as { turnId?: unknown } | undefined)?.turnId;
   return typeof turnId === 'string' ? turnId : undefined;

@@ -10,6 +10,7 @@ import {
   eventsOfTurn,
   onlyTerminalOf,
   runTurn,
+  startBypassSession,
   startContinuityRig,
 } from './continuityHarness.ts';
 
@@ -164,11 +165,7 @@ function requestModelsSince(from: number): unknown[] {
 
 test('session_started offers the model catalogue; after init the effective model is reported', async () => {
   const { sidecar, mock } = rig;
-  const started = await sidecar.request<StartResult>('start', {
-    agentSessionId: FIRST,
-    cwd: rig.home.cwd,
-    permissionModeId: 'bypassPermissions',
-  });
+  const started = await startBypassSession<StartResult>(rig, FIRST);
   providerSessionId = started.providerSessionId;
   const startedEvent = sidecar.events.find((event) => event.type === 'session_started');
   assert.ok(startedEvent?.type === 'session_started', 'session_started was emitted before the start ok');

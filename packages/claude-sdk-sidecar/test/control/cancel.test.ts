@@ -4,26 +4,20 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cancelResultSchema } from '@outrigger/protocol';
-import { isAlive, pollUntil, processesMatching, youngestChild } from '../../src/testing/processTree.ts';
-import { type ControlSession, openControlSession, TERMINAL_EVENTS } from './controlSession.ts';
+import { isAlive, pollUntil, waitForProcesses, youngestChild } from '../../src/testing/processTree.ts';
+import { CANCEL_STAGES_AFTER_INTERRUPT_ACK } from '../../src/testing/shutdownStages.ts';
+import {
+  ALLOW,
+  allowApproval,
+  assertOk,
+  type ControlSession,
+  openControlSession,
+  TERMINAL_EVENTS,
+} from './controlSession.ts';
 import type { Answer, LoggedLine } from './controlSidecar.ts';
 import { bashCall, slowText } from './scriptedModel.ts';
 
 const CANCEL_DIAGNOSTIC_PREFIX = 'CLAUDE_CODE_CANCEL_DIAGNOSTIC';
-
-/** Reference §3.4: a cancel that retires a Query whose child acknowledged the interrupt. */
-const CANCEL_STAGES_AFTER_INTERRUPT_ACK = [
-  'cancel_received',
-  'shutdown_started',
-  'interrupt_started',
-  'interrupt_succeeded',
-  'query_close_started',
-  'query_close_succeeded',
-  'consumption_wait_started',
-  'consumption_settled',
-  'shutdown_succeeded',
-  'cancel_succeeded',
-];
 
 /** Phases in which the provider had accepted the turn (reference §3.4 step 5). */
 const POST_IDENTITY_PHASES = ['identity_resolved', 'streaming', 'waiting_approval', 'waiting_input', 'running_tool'];
@@ -106,22 +100,12 @@ describe('cancel through the real sidecar and Claude Code', () => {
   it('answers absent when nothing runs, with or without a turn id', async () => {
     const active = await session.cancel('');
     assertOk(active, 'cancel');
-    assert.deepEqual(cancelFields(active), {
-      canceled: false,
-      disposition: 'absent',
-      turnId: '',
-      providerTurnId: '',
-    });
+    assert.deepEqual(cancelFields(active), nothingCanceled('absent', ''));
 
     const neverRan = newTurnId('never-ran');
     const named = await session.cancel(neverRan);
     assertOk(named, 'cancel');
-    assert.deepEqual(cancelFields(named), {
-      canceled: false,
-      disposition: 'absent',
-      turnId: neverRan,
-      providerTurnId: '',
-    });
+    assert.deepEqual(cancelFields(named), nothingCanceled('absent', neverRan));
   });
 
   it('rejects missing or non-positive budgets with the exact errors, answered to the request id', async () => {
@@ -183,12 +167,7 @@ describe('cancel through the real sidecar and Claude Code', () => {
 
     const answer = await session.cancel(otherTurnId);
     assertOk(answer, 'cancel');
-    assert.deepEqual(cancelFields(answer), {
-      canceled: false,
-      disposition: 'mismatch',
-      turnId: otherTurnId,
-      providerTurnId: '',
-    });
+    assert.deepEqual(cancelFields(answer), nothingCanceled('mismatch', otherTurnId));
     const terminal = await session.waitForTerminal(turnId);
     assert.equal(terminal.type, 'turn_completed', 'the running turn must finish normally');
     assert.deepEqual(terminalsOf(otherTurnId), [], 'nothing is published for the mismatched turn');
@@ -238,24 +217,8 @@ describe('cancel through the real sidecar and Claude Code', () => {
       prompt: bashCall(`python3 -c "import time; time.sleep(30); print('${marker}')"`),
     });
     assertOk(await session.exec(turnId, prompt), 'exec');
-    const approval = await session.waitForEvent('approval_requested', turnId);
-    const toolCallId = String(approval.payload.toolCallId);
-    assertOk(
-      await session.submit(turnId, String(approval.payload.requestId), {
-        action: 'allow',
-        optionId: 'allow',
-        payload: {},
-      }),
-      'submit_interactive',
-    );
-    const running = await pollUntil(
-      () => {
-        const pids = processesMatching(marker);
-        return pids.length > 0 ? pids : undefined;
-      },
-      'the slow python command is running',
-      20_000,
-    );
+    const toolCallId = String((await allowApproval(session, turnId)).payload.toolCallId);
+    const running = await waitForProcesses(marker, 'the slow python command is running', 20_000);
 
     const answer = await session.cancel(turnId);
     assertOk(answer, 'cancel');
@@ -299,11 +262,10 @@ describe('cancel through the real sidecar and Claude Code', () => {
     });
     assertCanceledOnceBefore(turnId, answer);
 
-    const allow = { action: 'allow', optionId: 'allow', payload: {} };
-    const disposition = await session.disposition(turnId, requestId, allow);
+    const disposition = await session.disposition(turnId, requestId, ALLOW);
     assertOk(disposition, 'interactive_disposition');
     assert.deepEqual(disposition.payload, { disposition: 'superseded', replayed: true });
-    const lateSubmit = await session.submit(turnId, requestId, allow);
+    const lateSubmit = await session.submit(turnId, requestId, ALLOW);
     assertOk(lateSubmit, 'submit_interactive');
     assert.deepEqual(lateSubmit.payload, { disposition: 'superseded', replayed: true });
     assert.equal(existsSync(join(session.home.cwd, file)), false, 'the superseded approval never ran the tool');
@@ -368,7 +330,7 @@ describe('cancel through the real sidecar and Claude Code', () => {
     // `provider_state_lost` (which needs an unsettled accepted turn without a Query, step 11).
     const answer = await session.cancel(turnId);
     assertOk(answer, 'cancel');
-    assert.deepEqual(cancelFields(answer), { canceled: false, disposition: 'absent', turnId, providerTurnId: '' });
+    assert.deepEqual(cancelFields(answer), nothingCanceled('absent', turnId));
     assert.deepEqual(
       terminalsOf(turnId).map((line) => line.type),
       ['turn_failed'],
@@ -447,8 +409,9 @@ describe('cancel through the real sidecar and Claude Code', () => {
   });
 });
 
-function assertOk(answer: Answer, request: string): void {
-  assert.equal(answer.type, 'ok', `${request} answered error: ${JSON.stringify(answer.payload)}`);
+/** The cancel fields of an answer that found no turn of its own to stop. */
+function nothingCanceled(disposition: 'absent' | 'mismatch', turnId: string): Record<string, unknown> {
+  return { canceled: false, disposition, turnId, providerTurnId: '' };
 }
 
 /** The cancel result, checked against the protocol's result schema. */

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { type ClaudeTestHome, createClaudeTestHome } from '@outrigger/mock-anthropic/testing';
 import { type Answer, type ControlSidecar, type LoggedLine, startControlSidecar } from './controlSidecar.ts';
@@ -11,6 +12,8 @@ export interface InteractionAnswer {
   readonly optionId: string;
   readonly payload: Record<string, unknown>;
 }
+
+export const ALLOW: InteractionAnswer = { action: 'allow', optionId: 'allow', payload: {} };
 
 /**
  * One real sidecar process with one started Agent Session on real Claude Code, against a scripted model
@@ -34,6 +37,17 @@ export interface ControlSession {
 }
 
 export const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['turn_completed', 'turn_failed', 'turn_canceled']);
+
+export function assertOk(answer: Answer, request: string): void {
+  assert.equal(answer.type, 'ok', `${request} answered error: ${JSON.stringify(answer.payload)}`);
+}
+
+/** Waits for the turn's approval request and allows it; resolves with the request event. */
+export async function allowApproval(session: ControlSession, turnId: string): Promise<LoggedLine> {
+  const approval = await session.waitForEvent('approval_requested', turnId);
+  assertOk(await session.submit(turnId, String(approval.payload.requestId), ALLOW), 'submit_interactive');
+  return approval;
+}
 
 export async function openControlSession(options: { startEnv?: Record<string, string> } = {}): Promise<ControlSession> {
   const model = await startScriptedModel();

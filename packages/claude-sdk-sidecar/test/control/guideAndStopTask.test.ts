@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { isAlive, pollUntil, processesMatching, youngestChild } from '../../src/testing/processTree.ts';
-import { type ControlSession, openControlSession, TERMINAL_EVENTS } from './controlSession.ts';
+import {
+  isAlive,
+  pollUntil,
+  processesMatching,
+  waitForProcesses,
+  youngestChild,
+} from '../../src/testing/processTree.ts';
+import { allowApproval, assertOk, type ControlSession, openControlSession, TERMINAL_EVENTS } from './controlSession.ts';
 import type { Answer, LoggedLine } from './controlSidecar.ts';
 import { slowText } from './scriptedModel.ts';
 
@@ -61,24 +67,8 @@ describe('guide and stop_task through the real sidecar and Claude Code', () => {
       afterTool: () => ({ content: [{ type: 'text', text: 'The job runs in the background.' }] }),
     });
     assertOk(await session.exec(turnId, prompt), 'exec');
-    const approval = await session.waitForEvent('approval_requested', turnId);
-    const toolCallId = String(approval.payload.toolCallId);
-    assertOk(
-      await session.submit(turnId, String(approval.payload.requestId), {
-        action: 'allow',
-        optionId: 'allow',
-        payload: {},
-      }),
-      'submit_interactive',
-    );
-    const pids = await pollUntil(
-      () => {
-        const found = processesMatching(marker);
-        return found.length > 0 ? found : undefined;
-      },
-      `the background python command ${marker} is running`,
-      20_000,
-    );
+    const toolCallId = String((await allowApproval(session, turnId)).payload.toolCallId);
+    const pids = await waitForProcesses(marker, `the background python command ${marker} is running`, 20_000);
     const terminal = await session.waitForTerminal(turnId);
     assert.equal(terminal.type, 'turn_completed', `the launching turn completes: ${JSON.stringify(terminal.payload)}`);
     const launch = session.sidecar.log.find(
@@ -205,10 +195,6 @@ describe('guide and stop_task through the real sidecar and Claude Code', () => {
     assert.deepEqual(session.sidecar.protocolErrors, []);
   });
 });
-
-function assertOk(answer: Answer, request: string): void {
-  assert.equal(answer.type, 'ok', `${request} answered error: ${JSON.stringify(answer.payload)}`);
-}
 
 function backgroundTaskIdOf(line: LoggedLine): string | undefined {
   const metadata = line.payload.metadata;

@@ -4,8 +4,8 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { MockReply } from '@outrigger/mock-anthropic';
-import { type ControlSession, type InteractionAnswer, openControlSession } from './controlSession.ts';
-import type { Answer, LoggedLine } from './controlSidecar.ts';
+import { ALLOW, assertOk, type ControlSession, type InteractionAnswer, openControlSession } from './controlSession.ts';
+import type { LoggedLine } from './controlSidecar.ts';
 import { bashCall, slowText } from './scriptedModel.ts';
 
 const APPROVAL_OPTIONS = [
@@ -13,8 +13,6 @@ const APPROVAL_OPTIONS = [
   { kind: 'allow_once', name: 'Allow', optionId: 'allow' },
   { kind: 'reject_once', name: 'Reject', optionId: 'reject' },
 ];
-
-const ALLOW: InteractionAnswer = { action: 'allow', optionId: 'allow', payload: {} };
 
 describe('approvals and questions through the real sidecar and Claude Code', () => {
   let session: ControlSession;
@@ -44,6 +42,21 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
     assert.equal(terminal.type, 'turn_completed', `turn ${turnId} must complete: ${JSON.stringify(terminal.payload)}`);
     assert.deepEqual(session.model.unmatched(), [], 'every model request was scripted');
   };
+
+  /** Submits `answer`, which must be taken as the answer, and waits for the turn to complete. */
+  const answerAndComplete = async (turnId: string, requestId: string, answer: InteractionAnswer): Promise<void> => {
+    const submitted = await session.submit(turnId, requestId, answer);
+    assertOk(submitted, 'submit_interactive');
+    assert.equal(submitted.payload.disposition, 'answered');
+    await assertCompleted(turnId);
+  };
+
+  /** The tool_results the model received for the tool call `toolUseId`, in order. */
+  const toolResultsFor = (toolUseId: unknown) =>
+    session.model
+      .views()
+      .flatMap((view) => view.toolResults)
+      .filter((result) => result.toolUseId === toolUseId);
 
   const toolEnds = (toolCallId: string): string[] =>
     session.sidecar.log
@@ -89,10 +102,7 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
     );
     await assertCompleted(turnId);
     assert.ok(existsSync(join(session.home.cwd, file)), 'the allowed command ran');
-    const allowed = session.model
-      .views()
-      .flatMap((view) => view.toolResults)
-      .filter((result) => result.toolUseId === toolCallId);
+    const allowed = toolResultsFor(toolCallId);
     assert.deepEqual(
       allowed.map((result) => result.isError),
       [false],
@@ -124,15 +134,9 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
     const requestId = String(approval.payload.requestId);
     const reject = { action: 'reject', optionId: 'reject', payload: { denyMessage } };
 
-    const answer = await session.submit(turnId, requestId, reject);
-    assertOk(answer, 'submit_interactive');
-    assert.equal(answer.payload.disposition, 'answered');
-    await assertCompleted(turnId);
+    await answerAndComplete(turnId, requestId, reject);
 
-    const denied = session.model
-      .views()
-      .flatMap((view) => view.toolResults)
-      .find((result) => result.toolUseId === approval.payload.toolCallId);
+    const denied = toolResultsFor(approval.payload.toolCallId)[0];
     assert.ok(denied, 'the model received a tool_result for the rejected call');
     assert.equal(denied.isError, true, 'the rejected call is an error result');
     assert.ok(denied.content.includes(denyMessage), `the tool_result carries the deny message: ${denied.content}`);
@@ -182,15 +186,9 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
       },
     };
 
-    const answer = await session.submit(turnId, requestId, answers);
-    assertOk(answer, 'submit_interactive');
-    assert.equal(answer.payload.disposition, 'answered');
-    await assertCompleted(turnId);
+    await answerAndComplete(turnId, requestId, answers);
 
-    const result = session.model
-      .views()
-      .flatMap((view) => view.toolResults)
-      .find((candidate) => candidate.toolUseId === ask.payload.toolCallId);
+    const result = toolResultsFor(ask.payload.toolCallId)[0];
     assert.ok(result, 'the model received the AskUserQuestion tool_result');
     assert.equal(result.isError, false);
     assert.ok(result.content.includes(`"${question}"="SQLite"`), `the answer reaches the model: ${result.content}`);
@@ -251,7 +249,3 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
     assert.deepEqual(session.sidecar.protocolErrors, []);
   });
 });
-
-function assertOk(answer: Answer, request: string): void {
-  assert.equal(answer.type, 'ok', `${request} answered error: ${JSON.stringify(answer.payload)}`);
-}
