@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SessionRuntime, startSidecarServer } from '@outrigger/claude-sdk-sidecar';
 import { loadSdkFixture, projectionBenchmark } from '@outrigger/claude-sdk-sidecar/bench';
-import type { LineHandlers, LineTransport } from '@outrigger/protocol';
+import { encodeRequest, type LineHandlers, type LineTransport, type RequestType } from '@outrigger/protocol';
 import { type Figure, measuredFigure } from './figure.ts';
 import { ReplayableTurn } from './replayableTurn.ts';
 import { ScriptedQuery } from './scriptedQuery.ts';
@@ -107,11 +107,11 @@ export async function measureProjectionThroughput(): Promise<Figure[]> {
     },
   });
   let requestCount = 0;
-  const request = (type: string, payload: Record<string, unknown>): Promise<void> =>
+  const request = (type: RequestType, payload: Record<string, unknown>): Promise<void> =>
     new Promise((resolve) => {
       const id = `bench-${++requestCount}`;
       answers.set(id, resolve);
-      handlers?.onLine(JSON.stringify({ version: 10, id, type, payload }));
+      handlers?.onLine(encodeRequest(type, payload, id));
     });
   /**
    * Stream events of each capture's second replay: every later replay must do the same work. (The first

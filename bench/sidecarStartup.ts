@@ -4,7 +4,7 @@ import { measureBaselineBreakdown } from './baselineBreakdown.ts';
 import type { BenchModel } from './benchModel.ts';
 import { type Figure, measuredFigure } from './figure.ts';
 import { childPids, megabytes, residentKilobytes } from './processMemory.ts';
-import { nextEvent, turnTerminal } from './sidecarTurns.ts';
+import { completeTurn, nextEvent } from './sidecarTurns.ts';
 import { rounded } from './stats.ts';
 
 /** How long the sidecar sits idle before each memory reading. */
@@ -123,13 +123,12 @@ async function startSession(sidecar: SidecarProcess, model: BenchModel, agentSes
   return startRequestMs;
 }
 
-async function runTurn(sidecar: SidecarProcess, agentSessionId: string): Promise<void> {
-  const turnId = `${agentSessionId}-turn`;
-  const ended = turnTerminal(sidecar, turnId, TIMEOUT_MS);
-  await sidecar.client.request('exec', { agentSessionId, turnId, prompt: 'bench: one turn' });
-  const terminal = await ended;
-  if (terminal.type !== 'turn_completed')
-    throw new Error(`the memory bench turn ${turnId} ended with ${terminal.type}`);
+function runTurn(sidecar: SidecarProcess, agentSessionId: string): Promise<void> {
+  return completeTurn(
+    sidecar,
+    { agentSessionId, turnId: `${agentSessionId}-turn`, prompt: 'bench: one turn' },
+    TIMEOUT_MS,
+  );
 }
 
 async function idleResidentKilobytes(sidecar: SidecarProcess): Promise<number> {

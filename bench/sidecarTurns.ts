@@ -1,7 +1,5 @@
 import type { SidecarProcess } from '@outrigger/claude-sdk-sidecar/process';
-import type { SidecarEvent } from '@outrigger/protocol';
-
-const TERMINAL_TYPES: ReadonlySet<string> = new Set(['turn_completed', 'turn_failed', 'turn_canceled']);
+import { isTurnTerminalEventType, type SidecarEvent } from '@outrigger/protocol';
 
 /** Waits for sidecar events of one session: the next event that matches, bounded by a timeout. */
 export function nextEvent(
@@ -28,8 +26,20 @@ export function nextEvent(
 export function turnTerminal(sidecar: SidecarProcess, turnId: string, timeoutMs: number): Promise<SidecarEvent> {
   return nextEvent(
     sidecar,
-    (event) => TERMINAL_TYPES.has(event.type) && 'turnId' in event.payload && event.payload.turnId === turnId,
+    (event) => isTurnTerminalEventType(event.type) && 'turnId' in event.payload && event.payload.turnId === turnId,
     timeoutMs,
     `terminal event for ${turnId}`,
   );
+}
+
+/** Runs one turn to its end: watches for its terminal event, sends `exec`, and fails unless the turn completed. */
+export async function completeTurn(
+  sidecar: SidecarProcess,
+  turn: { agentSessionId: string; turnId: string; prompt: string },
+  timeoutMs: number,
+): Promise<void> {
+  const ended = turnTerminal(sidecar, turn.turnId, timeoutMs);
+  await sidecar.client.request('exec', turn);
+  const terminal = await ended;
+  if (terminal.type !== 'turn_completed') throw new Error(`bench turn ${turn.turnId} ended with ${terminal.type}`);
 }

@@ -5,7 +5,7 @@ import { spawnSidecarProcess } from '@outrigger/claude-sdk-sidecar/process';
 import type { BenchModel } from './benchModel.ts';
 import { type Figure, measuredFigure } from './figure.ts';
 import { sidecarFirstQueryOptions } from './sidecarQueryOptions.ts';
-import { turnTerminal } from './sidecarTurns.ts';
+import { completeTurn } from './sidecarTurns.ts';
 import { median, rounded } from './stats.ts';
 
 const TURN_TIMEOUT_MS = 60_000;
@@ -155,15 +155,12 @@ async function sidecarRound(model: BenchModel, turns: number, round: number): Pr
     const times: Round = [];
     for (let turn = 0; turn < turns; turn++) {
       const turnId = `round-${round}-turn-${turn}`;
-      const ended = turnTerminal(sidecar, turnId, TURN_TIMEOUT_MS);
       const sentAt = performance.now();
-      await sidecar.client.request('exec', {
-        agentSessionId,
-        turnId,
-        prompt: `bench: sidecar round ${round} turn ${turn}`,
-      });
-      const terminal = await ended;
-      if (terminal.type !== 'turn_completed') throw new Error(`sidecar bench turn ended with ${terminal.type}`);
+      await completeTurn(
+        sidecar,
+        { agentSessionId, turnId, prompt: `bench: sidecar round ${round} turn ${turn}` },
+        TURN_TIMEOUT_MS,
+      );
       times.push(performance.now() - sentAt);
     }
     await sidecar.client.request('close', { agentSessionId });

@@ -11,6 +11,7 @@ import {
 } from '@outrigger/protocol';
 import { createChatRenderer } from './chatRenderer.ts';
 import { CANCEL_BUDGETS, ChatSession } from './chatSession.ts';
+import { approvalOptions, interactionRequest } from './interactionTestSupport.ts';
 import { LineReader } from './lineReader.ts';
 
 interface Request {
@@ -129,20 +130,10 @@ test('an approval is asked inline and the typed key is submitted for that reques
   const exec = await sidecar.waitFor('exec');
   const turnId = String(exec.payload.turnId);
   const input = { toolName: 'Bash', command: 'touch x' };
-  sidecar.emit('approval_requested', {
-    turnId,
-    requestId: 'req-1',
-    toolCallId: 'toolu_1',
-    toolName: 'Bash',
-    input,
-    options: [
-      { kind: 'allow_always', name: 'Allow for session', optionId: 'allow_always' },
-      { kind: 'allow_once', name: 'Allow', optionId: 'allow' },
-      { kind: 'reject_once', name: 'Reject', optionId: 'reject' },
-    ],
-    toolCall: { toolCallId: 'toolu_1', name: 'Bash', title: 'Bash', toolName: 'Bash', input },
-  });
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  sidecar.emit(
+    'approval_requested',
+    interactionRequest({ turnId, requestId: 'req-1', toolName: 'Bash', input, options: approvalOptions }),
+  );
   reader.push('what?');
   reader.push('s');
   const submit = await sidecar.waitFor('submit_interactive');
@@ -170,21 +161,10 @@ test('with no input left, a question is declined', async () => {
   const exec = await sidecar.waitFor('exec');
   const turnId = String(exec.payload.turnId);
   const input = { questions: [{ id: 'q1', question: 'Which?', options: [{ label: 'A' }] }] };
-  sidecar.emit('user_input_requested', {
-    turnId,
-    requestId: 'req-2',
-    toolCallId: 'toolu_2',
-    toolName: 'AskUserQuestion',
-    input,
-    options: [],
-    toolCall: {
-      toolCallId: 'toolu_2',
-      name: 'AskUserQuestion',
-      title: 'AskUserQuestion',
-      toolName: 'AskUserQuestion',
-      input,
-    },
-  });
+  sidecar.emit(
+    'user_input_requested',
+    interactionRequest({ turnId, requestId: 'req-2', toolCallId: 'toolu_2', toolName: 'AskUserQuestion', input }),
+  );
   const submit = await sidecar.waitFor('submit_interactive');
   assert.equal(submit.payload.action, 'reject');
   sidecar.emit('turn_completed', { turnId, stopReason: 'end_turn' });

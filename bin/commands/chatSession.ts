@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type {
-  CancelResult,
-  InteractionRequested,
-  InteractiveResult,
-  SidecarClient,
-  SidecarEvent,
+import {
+  type CancelResult,
+  type InteractionRequested,
+  type InteractiveResult,
+  isTurnTerminalEventType,
+  type SidecarClient,
+  type SidecarEvent,
 } from '@outrigger/protocol';
 import type { ChatRenderer } from './chatRenderer.ts';
+import { errorText } from './errorText.ts';
 import {
   approvalDialog,
   DECLINED,
@@ -18,8 +20,6 @@ import type { LineReader } from './lineReader.ts';
 
 /** The budgets a Ctrl-C cancel gives the sidecar to interrupt Claude Code and to drain its output. */
 export const CANCEL_BUDGETS = { interruptTimeoutMs: 2_000, drainTimeoutMs: 2_000 } as const;
-
-const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['turn_completed', 'turn_failed', 'turn_canceled']);
 
 export const CHAT_HELP = [
   'Type a message and press Enter to send it to Claude Code.',
@@ -139,7 +139,7 @@ export class ChatSession {
     this.#options.renderer.render(event);
     const turn = this.#turn;
     if (!turn || !('turnId' in event.payload) || event.payload.turnId !== turn.turnId) return;
-    if (TERMINAL_EVENTS.has(event.type)) {
+    if (isTurnTerminalEventType(event.type)) {
       turn.end();
     } else if (event.type === 'approval_requested' || event.type === 'user_input_requested') {
       const { payload } = event;
@@ -201,8 +201,4 @@ export class ChatSession {
       renderer.line(`cancel failed: ${errorText(error)}`);
     }
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,24 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { InteractionRequested } from '@outrigger/protocol';
 import { approvalDialog, DECLINED, userInputDialog } from './interactionDialog.ts';
-
-function request(fields: Partial<InteractionRequested> & Pick<InteractionRequested, 'toolName' | 'input'>) {
-  const toolCall = {
-    toolCallId: 'toolu_1',
-    name: fields.toolName,
-    title: fields.toolName,
-    toolName: fields.toolName,
-    input: fields.input,
-  };
-  return { turnId: 't1', requestId: 'r1', toolCallId: 'toolu_1', options: [], toolCall, ...fields };
-}
-
-const approvalOptions = [
-  { kind: 'allow_always', name: 'Allow for session', optionId: 'allow_always' },
-  { kind: 'allow_once', name: 'Allow', optionId: 'allow' },
-  { kind: 'reject_once', name: 'Reject', optionId: 'reject' },
-];
+import { approvalOptions, interactionRequest as request } from './interactionTestSupport.ts';
 
 test('an approval offers [a]llow, allow for [s]ession and [r]eject and maps each key to its option', () => {
   const dialog = approvalDialog(request({ toolName: 'Bash', input: { command: 'touch x' }, options: approvalOptions }));

@@ -1,4 +1,4 @@
-import type { InteractionOption, InteractionRequested } from '@outrigger/protocol';
+import { type InteractionOption, type InteractionRequested, isPlainObject } from '@outrigger/protocol';
 import { toolSummary } from './toolSummary.ts';
 
 /** What `submit_interactive` carries besides the session, turn and request ids. */
@@ -105,18 +105,16 @@ function questionDialog(request: InteractionRequested): InteractionDialog {
 
 function askedQuestions(input: Record<string, unknown>): AskedQuestion[] {
   const raw = Array.isArray(input.questions) ? input.questions : [];
-  return raw.flatMap((entry: unknown): AskedQuestion[] => {
-    if (typeof entry !== 'object' || entry === null) return [];
-    const record = entry as Record<string, unknown>;
+  return raw.flatMap((record: unknown): AskedQuestion[] => {
+    if (!isPlainObject(record)) return [];
     if (typeof record.id !== 'string' || typeof record.question !== 'string') return [];
     const options = Array.isArray(record.options) ? record.options : [];
     const labels: string[] = [];
     const descriptions: string[] = [];
     for (const option of options) {
-      const fields = typeof option === 'object' && option !== null ? (option as Record<string, unknown>) : {};
-      if (typeof fields.label !== 'string') continue;
-      labels.push(fields.label);
-      descriptions.push(typeof fields.description === 'string' ? fields.description : '');
+      if (!isPlainObject(option) || typeof option.label !== 'string') continue;
+      labels.push(option.label);
+      descriptions.push(typeof option.description === 'string' ? option.description : '');
     }
     return [
       {

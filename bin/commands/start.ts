@@ -8,6 +8,7 @@ import { type SidecarProcess, spawnSidecarProcess } from '@outrigger/claude-sdk-
 import type { StartResult } from '@outrigger/protocol';
 import { createChatRenderer } from './chatRenderer.ts';
 import { ChatSession } from './chatSession.ts';
+import { errorText } from './errorText.ts';
 import { LineReader } from './lineReader.ts';
 import { openModelBackend } from './modelBackend.ts';
 
@@ -37,9 +38,7 @@ export async function runStartCommand(argv: string[]): Promise<void> {
       options: { cwd: { type: 'string' }, 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     }));
   } catch (error) {
-    process.stderr.write(
-      `outrigger start: ${error instanceof Error ? error.message : String(error)}\n\n${START_USAGE}`,
-    );
+    process.stderr.write(`outrigger start: ${errorText(error)}\n\n${START_USAGE}`);
     process.exitCode = 2;
     return;
   }
@@ -73,7 +72,7 @@ async function chat(options: { dataDir: string; cwd: string }): Promise<number> 
     try {
       await client.request<StartResult>('start', { agentSessionId, cwd: options.cwd }, { timeoutMs: START_TIMEOUT_MS });
     } catch (error) {
-      renderer.line(`Claude Code did not start: ${error instanceof Error ? error.message : String(error)}`);
+      renderer.line(`Claude Code did not start: ${errorText(error)}`);
       for (const line of sidecar.stderrLines.slice(-STDERR_TAIL_LINES)) renderer.line(`  ${line}`);
       return 1;
     }
@@ -121,7 +120,7 @@ async function chat(options: { dataDir: string; cwd: string }): Promise<number> 
       return 1;
     }
     await client.request('close', { agentSessionId }, { timeoutMs: CLOSE_TIMEOUT_MS }).catch((error: unknown) => {
-      renderer.line(`closing the session failed: ${error instanceof Error ? error.message : String(error)}`);
+      renderer.line(`closing the session failed: ${errorText(error)}`);
     });
     return 0;
   } finally {

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { anthropicErrorBody, anthropicErrorType } from './anthropicError.ts';
+import { errorMessage } from './errorMessage.ts';
 import { estimateTokens, messageJson, messageStreamEvents, scriptMessage } from './messageEvents.ts';
 import { parseRequestBody, type RecordedRequest, redactHeaders } from './recordedRequest.ts';
 import { type MessagesRequestView, viewMessagesRequest } from './requestView.ts';
@@ -66,7 +67,8 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, anthropicErrorBody(500, `mock-anthropic failed: ${describe(error)}`));
+      if (!res.headersSent)
+        sendJson(res, 500, anthropicErrorBody(500, `mock-anthropic failed: ${errorMessage(error)}`));
       else res.destroy();
     });
   });
@@ -86,7 +88,7 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
     requests.push(recorded);
     for (const wake of waiters) wake();
 
-    if (recorded.method === 'POST' && recorded.path === '/v1/messages') {
+    if (isMessagesCall(recorded)) {
       await answerMessages(recorded, viewMessagesRequest(recorded.body, messageCount++), res);
     } else if (recorded.method === 'POST' && recorded.path === '/v1/messages/count_tokens') {
       sendJson(res, 200, { input_tokens: estimateTokens(JSON.stringify(recorded.body ?? '')) });
@@ -101,7 +103,7 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
       answer = ruleBook.answer(view);
     } catch (error) {
       sendError(res, {
-        error: { status: 500, message: `mock-anthropic rule failed: ${describe(error)}`, shouldRetry: false },
+        error: { status: 500, message: `mock-anthropic rule failed: ${errorMessage(error)}`, shouldRetry: false },
       });
       return;
     }
@@ -267,8 +269,4 @@ function readModel(body: unknown): string {
 
 function requestId(): string {
   return `req_mock_${randomUUID().replaceAll('-', '')}`;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

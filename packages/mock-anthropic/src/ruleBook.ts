@@ -23,6 +23,7 @@ export interface RuleAnswer {
 /** An ordered list of rules with their remaining `times`; one per server, so counts never leak between servers. */
 export class RuleBook {
   readonly #rules: readonly MockRule[];
+  readonly #labels: readonly string[];
   readonly #fired = new Map<number, number>();
 
   constructor(rules: readonly MockRule[], sourceName: string) {
@@ -32,14 +33,16 @@ export class RuleBook {
       if (parsed.success) return parsed.data;
       throw new ScenarioError(sourceName, toProblems(parsed.error.issues, ['rules', position]));
     });
+    this.#labels = this.#rules.map((rule, position) =>
+      typeof rule === 'function'
+        ? `rules[${position}] (${rule.name || 'function'})`
+        : (rule.name ?? `rules[${position}]`),
+    );
   }
 
   answer(request: MessagesRequestView): RuleAnswer | undefined {
     for (const [position, rule] of this.#rules.entries()) {
-      const ruleLabel =
-        typeof rule === 'function'
-          ? `rules[${position}] (${rule.name || 'function'})`
-          : (rule.name ?? `rules[${position}]`);
+      const ruleLabel = this.#labels[position] as string;
       if (typeof rule === 'function') {
         const reply = rule(request);
         if (reply === undefined) continue;

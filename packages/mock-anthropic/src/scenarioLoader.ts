@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { z } from 'zod';
+import { errorMessage } from './errorMessage.ts';
 import { type Scenario, scenarioSchema } from './scenarioSchema.ts';
 
 export interface ScenarioProblem {
@@ -31,7 +32,7 @@ export function parseScenario(json: unknown, sourceName: string): Scenario {
     try {
       data = JSON.parse(json);
     } catch (error) {
-      throw new ScenarioError(sourceName, [{ path: '', message: `not valid JSON (${describe(error)})` }]);
+      throw new ScenarioError(sourceName, [{ path: '', message: `not valid JSON (${errorMessage(error)})` }]);
     }
   }
   const parsed = scenarioSchema.safeParse(data);
@@ -46,7 +47,7 @@ export function loadScenarioFile(path: string): Scenario {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ScenarioError(sourceName, [{ path: '', message: `cannot read ${path} (${describe(error)})` }]);
+    throw new ScenarioError(sourceName, [{ path: '', message: `cannot read ${path} (${errorMessage(error)})` }]);
   }
   return parseScenario(text, sourceName);
 }
@@ -80,8 +81,4 @@ function toProblem(issue: z.core.$ZodIssue, pathPrefix: readonly PropertyKey[]):
     message = `none of the accepted forms fit: ${alternatives.join(' | ')}`;
   }
   return { path: formatIssuePath([...pathPrefix, ...issue.path]), message };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,10 +1,13 @@
 import type { RequestType } from './requestTypes.ts';
+import { PROTOCOL_VERSION } from './version.ts';
 
 /*
  * Hot path: these run for every line the sidecar writes, so they build the envelope by hand
  * (key order version, id?, type, payload?) and never validate. Validation belongs to receivers.
  * Each returns one JSON line without the trailing newline; the transport adds it.
  */
+
+const ENVELOPE_START = `{"version":${PROTOCOL_VERSION},`;
 
 export type ErrorResponseExtra = { stage?: string; deliveryDisposition?: string };
 
@@ -31,7 +34,7 @@ export function encodeRequest(type: RequestType, payload?: Record<string, unknow
 function encodeEnvelope(id: string | undefined, type: string, payload: unknown): string {
   const head =
     id === undefined
-      ? `{"version":10,"type":${JSON.stringify(type)}`
-      : `{"version":10,"id":${JSON.stringify(id)},"type":${JSON.stringify(type)}`;
+      ? `${ENVELOPE_START}"type":${JSON.stringify(type)}`
+      : `${ENVELOPE_START}"id":${JSON.stringify(id)},"type":${JSON.stringify(type)}`;
   return payload === undefined ? `${head}}` : `${head},"payload":${JSON.stringify(payload)}}`;
 }

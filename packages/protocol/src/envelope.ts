@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isPlainObject } from './plainObject.ts';
 import { requestTypes } from './requestTypes.ts';
-import { PROTOCOL_VERSION } from './version.ts';
+import { PROTOCOL_VERSION, unsupportedVersionError } from './version.ts';
 
 /** A request as a host writes it. */
 export const requestEnvelopeSchema = z.object({
@@ -37,10 +37,7 @@ export function parseSidecarLine(line: string): ParsedSidecarLine {
   }
   if (!isPlainObject(value)) return { kind: 'invalid', error: 'sidecar output must be an object' };
   const { version, id, type, payload } = value;
-  if (version !== PROTOCOL_VERSION) {
-    const shown = version === undefined || version === null ? 'missing' : String(version);
-    return { kind: 'invalid', error: `unsupported sidecar protocol version ${shown}` };
-  }
+  if (version !== PROTOCOL_VERSION) return { kind: 'invalid', error: unsupportedVersionError(version) };
   if (typeof type !== 'string' || type === '') return { kind: 'invalid', error: 'sidecar event type is required' };
   if (id !== undefined && typeof id !== 'string')
     return { kind: 'invalid', error: 'sidecar event id must be a string' };

@@ -49,7 +49,6 @@ export * from './events/turn.ts';
 export * from './events/usage.ts';
 export { isPlainObject } from './plainObject.ts';
 export {
-  INVALID_JSON_ERROR,
   isPositiveSafeInteger,
   type ParsedRequestLine,
   parseRequestLine,

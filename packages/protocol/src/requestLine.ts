@@ -1,6 +1,6 @@
 import { isPlainObject } from './plainObject.ts';
 import { isRequestType, type RequestType } from './requestTypes.ts';
-import { PROTOCOL_VERSION, type ProtocolVersion } from './version.ts';
+import { PROTOCOL_VERSION, type ProtocolVersion, unsupportedVersionError } from './version.ts';
 
 export type SidecarRequest = {
   version: ProtocolVersion;
@@ -14,8 +14,6 @@ export type ParsedRequestLine =
   | { kind: 'request'; request: SidecarRequest }
   | { kind: 'invalid'; error: string; id?: string };
 
-export const INVALID_JSON_ERROR = 'sidecar request is not valid JSON';
-
 /**
  * Validates one stdin line in the original's order, so the first failing rule decides the message.
  * Unlike the original, a rejected line that still names a usable id keeps it, so the caller's
@@ -27,7 +25,7 @@ export function parseRequestLine(line: string): ParsedRequestLine {
   try {
     value = JSON.parse(line);
   } catch {
-    return { kind: 'invalid', error: INVALID_JSON_ERROR };
+    return { kind: 'invalid', error: 'sidecar request is not valid JSON' };
   }
   const result = parseRequestValue(value);
   if (result.ok) return { kind: 'request', request: result.request };
@@ -40,10 +38,7 @@ export function parseRequestValue(
 ): { ok: true; request: SidecarRequest } | { ok: false; error: string } {
   if (!isPlainObject(value)) return { ok: false, error: 'sidecar request must be an object' };
   const { version, type, id, payload } = value;
-  if (version !== PROTOCOL_VERSION) {
-    const shown = version === undefined || version === null ? 'missing' : String(version);
-    return { ok: false, error: `unsupported sidecar protocol version ${shown}` };
-  }
+  if (version !== PROTOCOL_VERSION) return { ok: false, error: unsupportedVersionError(version) };
   if (!isRequestType(type)) {
     return { ok: false, error: `unsupported request type ${typeof type === 'string' ? type : ''}` };
   }

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { encodeError, encodeEvent, encodeOk } from '../encode.ts';
 import type { SidecarEvent } from '../events/index.ts';
 import { parseRequestLine, type SidecarRequest } from '../requestLine.ts';
+import { within } from '../testing/within.ts';
 import type { LineTransport } from '../transport/lineTransport.ts';
 import { createLinkedLineTransports } from '../transport/linkedLineTransports.ts';
 import { SidecarClient, type SidecarProtocolError } from './sidecarClient.ts';
@@ -35,15 +36,6 @@ function fakeSidecar(transport: LineTransport) {
       ),
     send: (line: string) => transport.send(line),
   };
-}
-
-function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 2000).unref(),
-    ),
-  ]);
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { eventPayloadSchemas, type SidecarEventPayload, type SidecarEventType, sidecarEventTypes } from './index.ts';
+import { isTurnTerminalEventType } from './turn.ts';
 
 const resumeCursor: SidecarEventPayload<'session_state'>['resumeCursor'] = {
   kind: 'claude-agent-sdk',
@@ -203,5 +204,11 @@ describe('event payload schemas', () => {
     for (const [type, payload] of rejected) {
       assert.equal(eventPayloadSchemas[type].safeParse(payload).success, false, type);
     }
+  });
+
+  test('exactly the three turn terminals end a turn', () => {
+    const terminals = sidecarEventTypes.filter(isTurnTerminalEventType);
+    assert.deepEqual(terminals.sort(), ['turn_canceled', 'turn_completed', 'turn_failed']);
+    assert.equal(isTurnTerminalEventType('error'), false);
   });
 });

@@ -82,3 +82,10 @@ export const turnEventSchemas = {
 
 /** Exactly one of these ends a turn. */
 export const turnTerminalEventTypes = ['turn_completed', 'turn_failed', 'turn_canceled'] as const;
+export type TurnTerminalEventType = (typeof turnTerminalEventTypes)[number];
+
+const turnTerminalEventTypeSet: ReadonlySet<string> = new Set(turnTerminalEventTypes);
+
+export function isTurnTerminalEventType(type: string): type is TurnTerminalEventType {
+  return turnTerminalEventTypeSet.has(type);
+}

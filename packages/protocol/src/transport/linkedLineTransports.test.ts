@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { within } from '../testing/within.ts';
 import type { LineTransport } from './lineTransport.ts';
 import { createLinkedLineTransports } from './linkedLineTransports.ts';
 
@@ -15,15 +16,6 @@ function record(transport: LineTransport) {
     },
   });
   return { lines, closed, closeCount: () => closes };
-}
-
-function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 2000).unref(),
-    ),
-  ]);
 }
 
 test('delivers in order on a later tick, both ways', async () => {

@@ -3,16 +3,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
+import { within } from '../testing/within.ts';
 import { createStdioLineTransport } from './stdioLineTransport.ts';
-
-function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 2000).unref(),
-    ),
-  ]);
-}
 
 test('reads lines from input, reports oversized ones, and closes when input ends', async () => {
   const input = new PassThrough();
