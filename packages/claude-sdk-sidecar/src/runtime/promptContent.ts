@@ -53,7 +53,7 @@ function convertBlock(value: unknown): ContentBlock | undefined {
 }
 
 /** Only plain https URLs reach Claude Code: no other scheme, no embedded credentials. */
-export function isSafeImageUrl(value: string): boolean {
+function isSafeImageUrl(value: string): boolean {
   let url: URL;
   try {
     url = new URL(value);

@@ -37,7 +37,7 @@ export interface IdentityClock {
   sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
 
-export const SYSTEM_CLOCK: IdentityClock = { now: () => performance.now(), sleep };
+const SYSTEM_CLOCK: IdentityClock = { now: () => performance.now(), sleep };
 
 export class TurnIdentityError extends Error {
   readonly reason: string;

@@ -3,8 +3,8 @@ import type { QueryShutdownObserver, QueryTerminationMode } from '../diagnostics
 import type { ClaudeQuery } from './claudeQuery.ts';
 import type { PromptQueue } from './promptQueue.ts';
 
-export const DEFAULT_INTERRUPT_TIMEOUT_MS = 10_000;
-export const DEFAULT_DRAIN_TIMEOUT_MS = 8_000;
+const DEFAULT_INTERRUPT_TIMEOUT_MS = 10_000;
+const DEFAULT_DRAIN_TIMEOUT_MS = 8_000;
 
 export interface ShutdownOptions {
   interrupt: boolean;

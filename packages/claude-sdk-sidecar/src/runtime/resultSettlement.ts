@@ -27,7 +27,7 @@ function resultErrorMessage(result: SDKResultMessage, assistantError: string | u
 }
 
 /** `null` means the request never got an HTTP answer; `undefined` means the result did not say. */
-export function resultApiErrorStatus(result: SDKResultMessage): number | null | undefined {
+function resultApiErrorStatus(result: SDKResultMessage): number | null | undefined {
   const status = asRecord(result)?.api_error_status;
   return typeof status === 'number' || status === null ? status : undefined;
 }

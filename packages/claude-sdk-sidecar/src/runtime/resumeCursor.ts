@@ -1,6 +1,6 @@
 import { asRecord, stringField } from './sdkMessages.ts';
 
-export const RESUME_CURSOR_KIND = 'claude-agent-sdk';
+const RESUME_CURSOR_KIND = 'claude-agent-sdk';
 
 export interface ResumeCursor {
   kind: typeof RESUME_CURSOR_KIND;

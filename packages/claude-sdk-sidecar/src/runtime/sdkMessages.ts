@@ -6,7 +6,7 @@ import { asRecord, contentText, type JsonRecord } from '../projection/sdkValues.
  * example `command_lifecycle` and transcript attachments), so these helpers read fields defensively.
  */
 
-export type SdkRecord = JsonRecord;
+type SdkRecord = JsonRecord;
 
 export { asRecord };
 

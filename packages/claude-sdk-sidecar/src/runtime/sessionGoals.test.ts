@@ -20,6 +20,7 @@ function rig(options: { restored?: boolean } = {}) {
     dispatch: (payload: ExecPayload, command: GoalCommand) => dispatched.push(`${payload.turnId}:${command.action}`),
     activeTurn: () => active,
     restored: options.restored ?? false,
+    liveChild: () => undefined,
   });
   return {
     goals,
@@ -51,7 +52,7 @@ test('ordinary turns read no transcript until Goal evidence can exist', () => {
   assert.equal(rig().goals.drainEvidence(), undefined, 'a new session without Goals');
   assert.ok(rig({ restored: true }).goals.drainEvidence(), 'a restored session may hold verdicts');
   const r = rig();
-  r.goals.observe({ type: 'active_goal', value: { condition: 'ship it' } } as unknown as SDKMessage, undefined);
+  r.goals.observe({ type: 'active_goal', value: { condition: 'ship it' } } as unknown as SDKMessage);
   assert.ok(r.goals.drainEvidence(), 'an active_goal message brings Goals into play');
 });
 

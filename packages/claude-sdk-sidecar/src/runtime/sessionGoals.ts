@@ -21,6 +21,8 @@ export interface SessionGoalsOptions {
   activeTurn: () => RuntimeTurn | undefined;
   /** A restored session may hold Goal evidence from the start. */
   restored: boolean;
+  /** The live Query's config dir and cwd; undefined without a live Query, and then no transcript is followed. */
+  liveChild: () => Omit<TranscriptLocation, 'sessionId'> | undefined;
 }
 
 /**
@@ -31,6 +33,7 @@ export interface SessionGoalsOptions {
  */
 export class SessionGoals {
   readonly #activeTurn: () => RuntimeTurn | undefined;
+  readonly #liveChild: SessionGoalsOptions['liveChild'];
   readonly #queue: GoalExecQueue<GoalExec>;
   readonly #projection: GoalProjection;
   readonly #tail = new GoalTranscriptTail();
@@ -41,6 +44,7 @@ export class SessionGoals {
 
   constructor(options: SessionGoalsOptions) {
     this.#activeTurn = options.activeTurn;
+    this.#liveChild = options.liveChild;
     this.#queue = new GoalExecQueue<GoalExec>({
       emit: options.emit,
       dispatch: (exec) => options.dispatch(exec.payload, exec.command),
@@ -88,13 +92,10 @@ export class SessionGoals {
   /**
    * Goal evidence in an SDK message: `active_goal` is observed, provider idle first drains the transcript
    * (a Goal still active then got no verdict), `system/init` and `compact_boundary` name the transcript.
-   * A promise when the caller must wait before routing the message. `child` is the live Query's config dir
-   * and cwd; without a live Query no transcript is followed.
+   * A promise when the caller must wait before routing the message. Called for every SDK message, so the
+   * live child is only asked for when a message names the transcript.
    */
-  observe(
-    message: SDKMessage,
-    child: { configDir: string | undefined; cwd: string } | undefined,
-  ): Promise<void> | undefined {
+  observe(message: SDKMessage): Promise<void> | undefined {
     const record = message as Record<string, unknown>;
     // The SDK streams `active_goal` without listing it in its message union.
     if (record.type === 'active_goal') {
@@ -108,6 +109,7 @@ export class SessionGoals {
     }
     if (subtype === 'init' || subtype === 'compact_boundary') {
       const sessionId = stringField(record, 'session_id');
+      const child = sessionId ? this.#liveChild() : undefined;
       if (sessionId && child) {
         this.follow({ configDir: child.configDir, sessionId, cwd: stringField(record, 'cwd') ?? child.cwd });
       }

@@ -170,6 +170,10 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       dispatch: (execPayload, command) => this.#dispatchExec(execPayload, command),
       activeTurn: () => this.turns.active,
       restored: this.#resumable,
+      liveChild: () => {
+        const generation = this.#generations.current;
+        return generation && { configDir: generation.claudeConfigDir, cwd: this.#cwd };
+      },
     });
     this.#settledRefresh = new SettledSessionRefresh({
       emit: this.emit,
@@ -421,8 +425,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   }
 
   observeGoal(message: SDKMessage): Promise<void> | undefined {
-    const generation = this.#generations.current;
-    return this.#goals.observe(message, generation && { configDir: generation.claudeConfigDir, cwd: this.#cwd });
+    return this.#goals.observe(message);
   }
 
   drainGoalEvidence(): Promise<void> | undefined {

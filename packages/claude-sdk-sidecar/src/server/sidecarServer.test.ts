@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLinkedLineTransports, type LineTransport } from '@outrigger/protocol';
-import { type StatelessHandlers, startSidecarServer } from './sidecarServer.ts';
+import { startSidecarServer } from './sidecarServer.ts';
 import type { SidecarSession } from './sidecarSession.ts';
 
 interface Gate {
@@ -44,7 +44,7 @@ function fakeSession(id: string, log: string[], gates: Map<string, Gate>): Sidec
   };
 }
 
-function harness(stateless: Partial<StatelessHandlers> = {}) {
+function harness() {
   const [serverSide, hostSide] = createLinkedLineTransports();
   const log: string[] = [];
   const gates = new Map<string, Gate>();
@@ -61,7 +61,6 @@ function harness(stateless: Partial<StatelessHandlers> = {}) {
       forkSession: async () => {
         throw new Error('not used');
       },
-      ...stateless,
     },
   });
   let closed = false;

@@ -28,6 +28,7 @@ import {
   InteractiveRegistry,
   type InteractiveSubmission,
 } from '../interaction/interactiveRegistry.ts';
+import { contentText } from '../projection/sdkValues.ts';
 import { resumeCursor } from '../runtime/resumeCursor.ts';
 import type { SidecarSession } from '../server/sidecarSession.ts';
 
@@ -84,7 +85,7 @@ export class TestDriverSession implements SidecarSession {
     const turn: DriverTurn = {
       turnId: payload.turnId,
       providerTurnId: randomUUID(),
-      prompt: payload.prompt || textOf(payload.content),
+      prompt: payload.prompt || contentText(payload.content),
       phase: 'dispatched',
       settled: false,
     };
@@ -99,7 +100,7 @@ export class TestDriverSession implements SidecarSession {
   async guide(payload: GuidePayload): Promise<void> {
     const turn = this.#active;
     if (!turn || turn.settled) throw new Error('Claude SDK guidance requires an active turn');
-    const text = payload.prompt || textOf(payload.content);
+    const text = payload.prompt || contentText(payload.content);
     this.#emit('guidance_interrupted', { turnId: turn.turnId });
     this.#emit('assistant_delta', {
       turnId: turn.turnId,
@@ -296,15 +297,4 @@ function scriptedInteraction(prompt: string): ScriptedInteraction | undefined {
 
 function messageId(turn: DriverTurn, part: string): string {
   return `claude-sdk:assistant:${turn.turnId}:live:${part}`;
-}
-
-function textOf(content: readonly unknown[] | undefined): string {
-  let text = '';
-  for (const block of content ?? []) {
-    if (typeof block === 'object' && block !== null) {
-      const record = block as { type?: unknown; text?: unknown };
-      if (record.type === 'text' && typeof record.text === 'string') text += record.text;
-    }
-  }
-  return text;
 }
