@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { asRecord } from '../projection/sdkValues.ts';
+import { claudeConfigDir } from './claudeConfigDir.ts';
 
 export interface QueryEnvInput {
   /** The sidecar's own environment as it is now (the daemon starts the sidecar without a shell). */
@@ -35,8 +36,7 @@ export function buildQueryEnv(input: QueryEnvInput): Record<string, string> {
 }
 
 function userSettingsPath(processEnv: QueryEnvInput['processEnv']): string {
-  const configDir = processEnv.CLAUDE_CONFIG_DIR?.trim();
-  return join(configDir || join(homedir(), '.claude'), 'settings.json');
+  return join(claudeConfigDir(processEnv.CLAUDE_CONFIG_DIR), 'settings.json');
 }
 
 /** `<dir>/.claude/settings.json` then `<dir>/.claude/settings.local.json` for each dir, root first. */
@@ -72,9 +72,10 @@ function readSettingsEnv(path: string): Record<string, string> {
   } catch {
     return {};
   }
-  if (!isPlainObject(settings) || !isPlainObject(settings.env)) return {};
+  const settingsEnv = asRecord(asRecord(settings)?.env);
+  if (!settingsEnv) return {};
   const env: Record<string, string> = {};
-  assignStrings(env, settings.env);
+  assignStrings(env, settingsEnv);
   return env;
 }
 
@@ -82,8 +83,4 @@ function assignStrings(target: Record<string, string>, source: Readonly<Record<s
   for (const [key, value] of Object.entries(source)) {
     if (typeof value === 'string') target[key] = value;
   }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

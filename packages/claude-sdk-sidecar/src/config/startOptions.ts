@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { Options, PermissionMode, SdkPluginConfig } from '@anthropic-ai/claude-agent-sdk';
 import type { StartPayload } from '@outrigger/protocol';
+import { asRecord } from '../projection/sdkValues.ts';
 import { createTimeQueryPieces } from './createTimeSettings.ts';
 import { canBypassPermissions, mapPermissionMode } from './permissionMode.ts';
 
@@ -104,6 +105,6 @@ async function pluginDirOptions(path: string | undefined): Promise<PluginOptions
 }
 
 function errorCode(error: unknown): string {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  const code = asRecord(error)?.code;
   return typeof code === 'string' ? code : 'read failed';
 }

@@ -1,4 +1,5 @@
 import type { SidecarEventPayload } from '@outrigger/protocol';
+import { terminalTaskStatus } from '../projection/sdkValues.ts';
 
 export type BackgroundTaskCounts = Omit<SidecarEventPayload<'background_tasks_changed'>, 'turnId'>;
 
@@ -74,7 +75,7 @@ export class BackgroundTaskLedger {
     this.#ended.add(taskId);
     const before = this.#delegated.get(taskId);
     if (before !== 'running') return false;
-    this.#delegated.set(taskId, delegatedTerminalStatus(status));
+    this.#delegated.set(taskId, terminalTaskStatus(status) ?? 'completed');
     return this.delegatedRunningCount === 0;
   }
 
@@ -99,10 +100,4 @@ export class BackgroundTaskLedger {
   #noteDelegated(taskId: string): void {
     if (!this.#delegated.has(taskId)) this.#delegated.set(taskId, this.#ended.has(taskId) ? 'completed' : 'running');
   }
-}
-
-function delegatedTerminalStatus(status: string | undefined): Exclude<DelegatedStatus, 'running'> {
-  if (status === 'failed') return 'failed';
-  if (status === 'stopped' || status === 'killed') return 'stopped';
-  return 'completed';
 }

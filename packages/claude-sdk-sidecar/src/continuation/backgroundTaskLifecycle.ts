@@ -1,6 +1,7 @@
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { EmitEvent, TurnStopReason } from '@outrigger/protocol';
-import { asRecord, type JsonRecord, nonEmptyString } from '../projection/sdkValues.ts';
+import { asRecord, type JsonRecord, nonEmptyString, terminalTaskStatus } from '../projection/sdkValues.ts';
+import { isRootMessage } from '../runtime/sdkMessages.ts';
 import { BackgroundTaskLedger, type LiveBackgroundTask } from './backgroundTaskLedger.ts';
 import { readTaskNotification } from './taskNotification.ts';
 import { type CancelTimer, type ContinuationTimers, nodeTimers } from './timers.ts';
@@ -90,15 +91,13 @@ export class BackgroundTaskLifecycle {
   observe(message: SDKMessage): void {
     const active = this.#turns.activeTurn();
     if (active) this.#lastTurnId = active.turnId;
-    const record = message as unknown as JsonRecord;
     if (message.type === 'system') {
-      this.#observeSystem(record);
-      return;
-    }
-    if ((message.type === 'assistant' || message.type === 'stream_event') && isRoot(record)) {
+      this.#observeSystem(message as unknown as JsonRecord);
+    } else if ((message.type === 'assistant' || message.type === 'stream_event') && isRootMessage(message)) {
       this.#confirmStart();
       return;
     }
+    // Every form of a task's completion notice, the system `task_notification` message included.
     const notification = readTaskNotification(message);
     if (notification) this.#onNotification(notification.taskId, notification.status);
   }
@@ -226,14 +225,11 @@ export class BackgroundTaskLifecycle {
       case 'task_updated': {
         const taskId = nonEmptyString(message.task_id);
         const status = nonEmptyString(asRecord(message.patch)?.status);
-        if (taskId && status && TERMINAL_TASK_STATUSES.has(status) && this.#ledger.ended(taskId, status)) {
+        if (taskId && terminalTaskStatus(status) && this.#ledger.ended(taskId, status)) {
           this.#reserveContinuation();
         }
         return;
       }
-      case 'task_notification':
-        this.#onNotification(nonEmptyString(message.task_id), nonEmptyString(message.status));
-        return;
       case 'session_state_changed':
         if (message.state === 'idle') this.#onSessionIdle();
         return;
@@ -337,12 +333,6 @@ export class BackgroundTaskLifecycle {
     const turnId = this.#turns.activeTurn()?.turnId ?? this.#lastTurnId ?? '';
     this.#emit(type, { turnId, ...this.#ledger.counts() });
   }
-}
-
-const TERMINAL_TASK_STATUSES = new Set(['completed', 'failed', 'stopped', 'killed']);
-
-function isRoot(message: JsonRecord): boolean {
-  return message.parent_tool_use_id === null || message.parent_tool_use_id === undefined;
 }
 
 function liveTasks(value: unknown): LiveBackgroundTask[] {

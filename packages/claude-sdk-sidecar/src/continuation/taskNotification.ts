@@ -1,5 +1,6 @@
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { asRecord, contentText, type JsonRecord, nonEmptyString } from '../projection/sdkValues.ts';
+import { isRootMessage } from '../runtime/sdkMessages.ts';
 
 /** What a background task's completion notice says: which task, and how it ended. */
 export interface TaskNotification {
@@ -7,7 +8,8 @@ export interface TaskNotification {
   readonly status: string | undefined;
 }
 
-const NOTIFICATION_TAG = '<task-notification>';
+/** The XML element a task-notification prompt carries. */
+export const TASK_NOTIFICATION_TAG = '<task-notification>';
 
 /**
  * A background task's completion notice, in any of the forms Claude Code sends it: the system
@@ -23,13 +25,12 @@ export function readTaskNotification(message: SDKMessage): TaskNotification | un
   if (attachment?.type === 'queued_command' && attachment.commandMode === 'task-notification') {
     return fromXml(contentText(attachment.prompt)) ?? { taskId: undefined, status: undefined };
   }
-  const parent = record.parent_tool_use_id;
-  if (message.type !== 'user' || (parent !== null && parent !== undefined)) return undefined;
+  if (message.type !== 'user' || !isRootMessage(message)) return undefined;
   return fromXml(contentText(asRecord(record.message)?.content));
 }
 
 function fromXml(text: string): TaskNotification | undefined {
-  const start = text.indexOf(NOTIFICATION_TAG);
+  const start = text.indexOf(TASK_NOTIFICATION_TAG);
   if (start < 0) return undefined;
   const body = text.slice(start);
   return { taskId: tagValue(body, 'task-id'), status: tagValue(body, 'status') };

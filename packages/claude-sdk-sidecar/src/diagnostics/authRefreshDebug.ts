@@ -1,12 +1,11 @@
-import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { type DiagnosticPayload, fingerprintError, writeDiagnosticLine } from './diagnosticLine.ts';
+import { claudeConfigDir } from '../config/claudeConfigDir.ts';
+import { type DiagnosticPayload, fingerprintError, textFingerprint, writeDiagnosticLine } from './diagnosticLine.ts';
 
 export const AUTH_REFRESH_DEBUG_PREFIX = 'CLAUDE_CODE_AUTH_REFRESH_DEBUG';
 /** The sidecar-process env switch; anything but empty, `0`, `false`, `no` or `off` turns the records on. */
-export const AUTH_REFRESH_DEBUG_ENV = 'TUTTI_CLAUDE_AUTH_REFRESH_DEBUG';
+const AUTH_REFRESH_DEBUG_ENV = 'TUTTI_CLAUDE_AUTH_REFRESH_DEBUG';
 
 export type AuthRefreshStage =
   | 'session_starting'
@@ -81,20 +80,16 @@ export function credentialSnapshot(env: Readonly<Record<string, string | undefin
   for (const [envKey, field] of CREDENTIAL_ENV) {
     const value = env[envKey];
     snapshot[`${field}Present`] = Boolean(value);
-    if (value) snapshot[`${field}Fingerprint`] = fingerprint(value);
+    if (value) snapshot[`${field}Fingerprint`] = textFingerprint(value);
   }
-  const credentialsFile = join(env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude'), '.credentials.json');
+  const credentialsFile = join(claudeConfigDir(env.CLAUDE_CONFIG_DIR), '.credentials.json');
   try {
     const { mtimeMs } = statSync(credentialsFile);
     snapshot.credentialsFilePresent = true;
     snapshot.credentialsFileModifiedMs = Math.round(mtimeMs);
-    snapshot.credentialsFileFingerprint = fingerprint(readFileSync(credentialsFile, 'utf8'));
+    snapshot.credentialsFileFingerprint = textFingerprint(readFileSync(credentialsFile, 'utf8'));
   } catch {
     snapshot.credentialsFilePresent = false;
   }
   return snapshot;
-}
-
-function fingerprint(value: string): string {
-  return createHash('sha256').update(value).digest('hex').slice(0, 12);
 }

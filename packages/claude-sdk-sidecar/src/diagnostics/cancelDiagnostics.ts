@@ -39,32 +39,23 @@ export type QueryShutdownStage =
       readonly hasQuery: boolean;
       readonly hasConsumption: boolean;
     }
-  | { readonly stage: 'interrupt_started'; readonly generationId: number }
-  | { readonly stage: 'interrupt_succeeded'; readonly generationId: number; readonly durationMs: number }
   | {
-      readonly stage: 'interrupt_failed';
+      readonly stage: 'interrupt_started' | 'query_close_started' | 'consumption_wait_started';
+      readonly generationId: number;
+    }
+  | {
+      readonly stage: 'interrupt_succeeded' | 'query_close_succeeded' | 'consumption_settled';
+      readonly generationId: number;
+      readonly durationMs: number;
+    }
+  | {
+      readonly stage: 'interrupt_failed' | 'query_close_failed';
       readonly generationId: number;
       readonly durationMs: number;
       readonly error: unknown;
     }
   | {
-      readonly stage: 'interrupt_timed_out';
-      readonly generationId: number;
-      readonly durationMs: number;
-      readonly timeoutMs: number;
-    }
-  | { readonly stage: 'query_close_started'; readonly generationId: number }
-  | { readonly stage: 'query_close_succeeded'; readonly generationId: number; readonly durationMs: number }
-  | {
-      readonly stage: 'query_close_failed';
-      readonly generationId: number;
-      readonly durationMs: number;
-      readonly error: unknown;
-    }
-  | { readonly stage: 'consumption_wait_started'; readonly generationId: number }
-  | { readonly stage: 'consumption_settled'; readonly generationId: number; readonly durationMs: number }
-  | {
-      readonly stage: 'consumption_timed_out';
+      readonly stage: 'interrupt_timed_out' | 'consumption_timed_out';
       readonly generationId: number;
       readonly durationMs: number;
       readonly timeoutMs: number;

@@ -68,6 +68,11 @@ export type DiagnosticError = ErrorFingerprint | DiagnosticErrorMessage;
  */
 export const diagnosticSafeMessage: unique symbol = Symbol('outrigger.diagnosticSafeMessage');
 
+/** The first 12 hex digits of the text's sha256: tells two values apart without revealing either. */
+export function textFingerprint(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 12);
+}
+
 /** Codes and names are short identifiers (ECONNRESET, rate_limit_error, AbortError); dashes would admit keys. */
 const codePattern = /^[A-Za-z0-9_]{1,64}$/;
 const namePattern = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/;
@@ -83,7 +88,7 @@ export function fingerprintError(error: unknown): ErrorFingerprint {
   } = {
     name: errorName(error),
     messageLength: message.length,
-    messageFingerprint: createHash('sha256').update(message).digest('hex').slice(0, 12),
+    messageFingerprint: textFingerprint(message),
   };
   if (isRecord(error)) {
     const { code, status } = error;

@@ -1,12 +1,12 @@
 import type { SessionMessage } from '@anthropic-ai/claude-agent-sdk';
+import { TASK_NOTIFICATION_TAG } from '../continuation/taskNotification.ts';
+import { asRecord, contentText } from '../projection/sdkValues.ts';
 
 /** One provider Turn in a transcript: its root user message and the last message it owns. */
 export interface TurnBinding {
   providerTurnId: string;
   checkpointMessageId: string;
 }
-
-const TASK_NOTIFICATION_TAG = '<task-notification>';
 
 /**
  * A root user message starts a provider Turn. Tool results, delegated-agent traffic, task
@@ -17,10 +17,10 @@ export function isRootUserMessage(message: SessionMessage): boolean {
   const extra = message as SessionMessage & Record<string, unknown>;
   // `isSynthetic` is what older transcripts carry; this SDK reports injected messages as `is_meta`.
   if (extra.isSynthetic === true || extra.is_meta === true) return false;
-  if (originKind(extra.origin) === 'coordinator') return false;
+  if (asRecord(extra.origin)?.kind === 'coordinator') return false;
   const content = contentOf(message);
-  if (Array.isArray(content) && content.some((block) => blockType(block) === 'tool_result')) return false;
-  return !textOf(content).includes(TASK_NOTIFICATION_TAG);
+  if (Array.isArray(content) && content.some((block) => asRecord(block)?.type === 'tool_result')) return false;
+  return !contentText(content).includes(TASK_NOTIFICATION_TAG);
 }
 
 export function rootUserMessages(messages: readonly SessionMessage[]): SessionMessage[] {
@@ -65,31 +65,13 @@ export function pureTextOf(message: SessionMessage): string | undefined {
   if (!Array.isArray(content) || content.length === 0) return undefined;
   const texts: string[] = [];
   for (const block of content) {
-    const text = blockType(block) === 'text' ? (block as { text?: unknown }).text : undefined;
-    if (typeof text !== 'string') return undefined;
-    texts.push(text);
+    const record = asRecord(block);
+    if (record?.type !== 'text' || typeof record.text !== 'string') return undefined;
+    texts.push(record.text);
   }
   return texts.join('\n\n');
 }
 
 function contentOf(message: SessionMessage): unknown {
-  const body = message.message;
-  return typeof body === 'object' && body !== null ? (body as { content?: unknown }).content : undefined;
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((block) => (blockType(block) === 'text' ? (block as { text?: unknown }).text : undefined))
-    .filter((text): text is string => typeof text === 'string')
-    .join('\n');
-}
-
-function blockType(block: unknown): unknown {
-  return typeof block === 'object' && block !== null ? (block as { type?: unknown }).type : undefined;
-}
-
-function originKind(origin: unknown): unknown {
-  return typeof origin === 'object' && origin !== null ? (origin as { kind?: unknown }).kind : undefined;
+  return asRecord(message.message)?.content;
 }

@@ -1,5 +1,6 @@
 import type { EmitEvent, Goal, GoalAction, SidecarEventPayload } from '@outrigger/protocol';
 import { asRecord, type JsonRecord, nonEmptyString } from '../projection/sdkValues.ts';
+import { RecentKeys } from '../runtime/recentKeys.ts';
 
 /** The Turn a Goal observation is reported on: the session's last Turn, with its Goal command if it carried one. */
 export interface GoalTurn {
@@ -22,7 +23,7 @@ const SEEN_ROWS_LIMIT = 256;
  */
 export class GoalProjection {
   readonly #emit: EmitEvent;
-  readonly #seenRows = new Set<string>();
+  readonly #seenRows = new RecentKeys(SEEN_ROWS_LIMIT);
   /** The goal as last reported; undefined once it ended. */
   #current: { goal: Goal; source: GoalSource } | undefined;
 
@@ -40,10 +41,7 @@ export class GoalProjection {
     const attachment = asRecord(record?.attachment);
     if (record?.type !== 'attachment' || attachment?.type !== 'goal_status') return;
     const uuid = nonEmptyString(record.uuid);
-    if (uuid !== undefined) {
-      if (this.#seenRows.has(uuid)) return;
-      this.#rememberRow(uuid);
-    }
+    if (uuid !== undefined && !this.#seenRows.add(uuid)) return;
     this.#goalStatus(attachment, turn);
   }
 
@@ -66,7 +64,10 @@ export class GoalProjection {
       else this.#report(turn, 'active_goal', 'thread_goal_completed', ended && { ...ended, status: 'complete' });
       return;
     }
-    const goal: Goal = { objective: stringOr(value.condition, this.#current?.goal.objective ?? ''), status: 'active' };
+    const goal: Goal = {
+      objective: nonEmptyString(value.condition) ?? this.#current?.goal.objective ?? '',
+      status: 'active',
+    };
     if (typeof value.iterations === 'number') goal.iterations = value.iterations;
     const reason = nonEmptyString(value.last_reason) ?? nonEmptyString(value.lastReason);
     if (reason !== undefined) goal.reason = reason;
@@ -78,7 +79,7 @@ export class GoalProjection {
     const failed = row.failed === true;
     const met = row.met === true;
     const goal: Goal = {
-      objective: stringOr(row.condition, this.#current?.goal.objective ?? ''),
+      objective: nonEmptyString(row.condition) ?? this.#current?.goal.objective ?? '',
       status: met ? 'complete' : failed ? 'blocked' : 'active',
     };
     if (typeof row.iterations === 'number') goal.iterations = row.iterations;
@@ -105,15 +106,4 @@ export class GoalProjection {
     if (goal !== undefined) payload.goal = goal;
     this.#emit('goal_observed', payload);
   }
-
-  #rememberRow(uuid: string): void {
-    this.#seenRows.add(uuid);
-    if (this.#seenRows.size <= SEEN_ROWS_LIMIT) return;
-    const oldest = this.#seenRows.values().next().value;
-    if (oldest !== undefined) this.#seenRows.delete(oldest);
-  }
-}
-
-function stringOr(value: unknown, fallback: string): string {
-  return typeof value === 'string' && value !== '' ? value : fallback;
 }

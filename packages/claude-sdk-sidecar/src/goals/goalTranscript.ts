@@ -1,7 +1,8 @@
 import { realpathSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { claudeConfigDir } from '../config/claudeConfigDir.ts';
+import { asRecord } from '../projection/sdkValues.ts';
 
 /** Claude Code caps a project directory name at this many characters, then adds a hash. */
 const PROJECT_KEY_MAX_LENGTH = 200;
@@ -38,8 +39,12 @@ export interface TranscriptLocation {
 
 /** Where Claude Code appends the session's JSONL transcript: `<config>/projects/<projectKey(realpath cwd)>/<id>.jsonl`. */
 export function sessionTranscriptPath(location: TranscriptLocation): string {
-  const configDir = location.configDir?.trim() || join(homedir(), '.claude');
-  return join(configDir, 'projects', projectKey(realPath(location.cwd)), `${location.sessionId}.jsonl`);
+  return join(
+    claudeConfigDir(location.configDir),
+    'projects',
+    projectKey(realPath(location.cwd)),
+    `${location.sessionId}.jsonl`,
+  );
 }
 
 function realPath(cwd: string): string {
@@ -145,8 +150,8 @@ function goalStatusRow(line: string): unknown {
   if (!line.includes(GOAL_STATUS_MARKER)) return undefined;
   try {
     const row: unknown = JSON.parse(line);
-    const record = row as { type?: unknown; attachment?: { type?: unknown } } | null;
-    return record?.type === 'attachment' && record.attachment?.type === 'goal_status' ? row : undefined;
+    const record = asRecord(row);
+    return record?.type === 'attachment' && asRecord(record.attachment)?.type === 'goal_status' ? row : undefined;
   } catch {
     return undefined;
   }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { asRecord } from '../projection/sdkValues.ts';
 import { canonicalJson } from './canonicalJson.ts';
 
 export interface AskedQuestion {
@@ -71,7 +72,7 @@ export function answersFromPayload(
 }
 
 function entriesOf(value: unknown): [string, unknown][] {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.entries(value) : [];
+  return Object.entries(asRecord(value) ?? {});
 }
 
 function answerText(value: unknown): string | undefined {

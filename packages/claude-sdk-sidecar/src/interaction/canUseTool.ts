@@ -16,10 +16,10 @@ import {
   InteractionSupersededError,
   type InteractiveRegistry,
   type InteractiveSubmission,
+  TOOL_USE_ABORTED,
 } from './interactiveRegistry.ts';
 import type { SessionPermissionLedger } from './sessionPermissionLedger.ts';
 
-export const TOOL_USE_ABORTED = 'Tool use aborted';
 export const QUESTION_DECLINED = 'User declined to answer the question';
 export const IDENTITY_UNCONFIRMED = 'Claude provider turn identity could not be confirmed';
 

@@ -13,7 +13,10 @@ export class InteractionSupersededError extends Error {
   override readonly name = 'InteractionSupersededError';
 }
 
-export const TERMINAL_INTERACTION_CAPACITY = 1024;
+/** The reason a request ends with when the SDK aborts its tool use. */
+export const TOOL_USE_ABORTED = 'Tool use aborted';
+
+const TERMINAL_INTERACTION_CAPACITY = 1024;
 
 interface PendingInteraction {
   resolve(submission: InteractiveSubmission): void;
@@ -55,10 +58,10 @@ export class InteractiveRegistry {
     }
     if (signal?.aborted) {
       this.#settle(key, { state: 'superseded' });
-      return Promise.reject(new InteractionSupersededError('Tool use aborted'));
+      return Promise.reject(new InteractionSupersededError(TOOL_USE_ABORTED));
     }
     return new Promise((resolve, reject) => {
-      const onAbort = () => this.#supersede(key, new InteractionSupersededError('Tool use aborted'));
+      const onAbort = () => this.#supersede(key, new InteractionSupersededError(TOOL_USE_ABORTED));
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#pending.set(key, {
         resolve,
@@ -78,11 +81,7 @@ export class InteractiveRegistry {
     const key = interactionKey(turnId, requestId);
     const submission = canonicalSubmission(turnId, requestId, action, optionId, payload);
     const terminal = this.#terminal.get(key);
-    if (terminal?.state === 'superseded') return { disposition: 'superseded', replayed: true };
-    if (terminal)
-      return sameSubmission(terminal.submission, submission)
-        ? { disposition: 'answered', replayed: true }
-        : { disposition: 'conflict' };
+    if (terminal) return replayResult(terminal, submission);
     const pending = this.#pending.get(key);
     if (!pending) return { disposition: 'unknown' };
     // Recorded before resolving, so a concurrent duplicate sees the terminal entry and never resolves twice.
@@ -93,7 +92,7 @@ export class InteractiveRegistry {
     return { disposition: 'answered', replayed: false };
   }
 
-  /** Reports, without changing anything, how the request matching `expected` stands. */
+  /** Reports, without changing anything, how the request stands and whether this submission is its answer. */
   disposition(
     turnId: string,
     requestId: string,
@@ -103,13 +102,7 @@ export class InteractiveRegistry {
   ): InteractiveResult {
     const key = interactionKey(turnId, requestId);
     const terminal = this.#terminal.get(key);
-    if (terminal?.state === 'answered') {
-      const expected = canonicalSubmission(turnId, requestId, action, optionId, payload);
-      return sameSubmission(terminal.submission, expected)
-        ? { disposition: 'answered', replayed: true }
-        : { disposition: 'conflict' };
-    }
-    if (terminal) return { disposition: 'superseded', replayed: true };
+    if (terminal) return replayResult(terminal, canonicalSubmission(turnId, requestId, action, optionId, payload));
     if (this.#pending.has(key)) return { disposition: 'pending' };
     return { disposition: 'unknown' };
   }
@@ -152,7 +145,13 @@ function canonicalSubmission(
   return canonicalJson({ turnId: turnId.trim(), requestId: requestId.trim(), action, optionId, payload });
 }
 
-/** Two submissions that cannot be canonicalised are never considered equal. */
-function sameSubmission(stored: string | undefined, candidate: string | undefined): boolean {
-  return stored !== undefined && stored === candidate;
+/**
+ * How a request that already ended answers a submission: superseded stays superseded, an answered one
+ * matches only an identical submission. Two submissions that cannot be canonicalised never match.
+ */
+function replayResult(terminal: TerminalInteraction, candidate: string | undefined): InteractiveResult {
+  if (terminal.state === 'superseded') return { disposition: 'superseded', replayed: true };
+  return terminal.submission !== undefined && terminal.submission === candidate
+    ? { disposition: 'answered', replayed: true }
+    : { disposition: 'conflict' };
 }

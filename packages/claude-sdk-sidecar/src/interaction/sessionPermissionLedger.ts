@@ -1,7 +1,7 @@
 import type { PermissionUpdate } from '@anthropic-ai/claude-agent-sdk';
 import { canonicalJson } from './canonicalJson.ts';
 
-export const SESSION_PERMISSION_LEDGER_CAPACITY = 256;
+const SESSION_PERMISSION_LEDGER_CAPACITY = 256;
 
 const limits = { maxDepth: 32, maxBytes: 64 * 1024 } as const;
 

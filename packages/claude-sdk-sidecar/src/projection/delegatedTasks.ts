@@ -1,5 +1,5 @@
 import type { DelegatedTask, EmitEvent } from '@outrigger/protocol';
-import { asRecord, type JsonRecord, nonEmptyString } from './sdkValues.ts';
+import { asRecord, type JsonRecord, nonEmptyString, terminalTaskStatus } from './sdkValues.ts';
 import type { ToolCallState } from './toolCallPayload.ts';
 
 type TaskStatus = 'running' | 'completed' | 'failed' | 'stopped';
@@ -71,7 +71,7 @@ export class DelegatedTasks {
   updated(message: JsonRecord, turnId: string | undefined): void {
     const task = this.#task(message);
     const patch = asRecord(message.patch);
-    const status = terminalStatus(patch?.status);
+    const status = terminalTaskStatus(patch?.status);
     if (task === undefined || status === undefined) return;
     const error = nonEmptyString(patch?.error);
     this.#finish(task, status, turnId, error === undefined ? {} : { summary: error });
@@ -81,7 +81,7 @@ export class DelegatedTasks {
     const task = this.#task(message);
     if (task === undefined) return;
     task.outputFile = nonEmptyString(message.output_file) ?? task.outputFile;
-    const status = terminalStatus(message.status) ?? 'completed';
+    const status = terminalTaskStatus(message.status) ?? 'completed';
     if (task.status === 'running') {
       this.#finish(task, status, turnId, details(message));
       return;
@@ -158,11 +158,6 @@ export class DelegatedTasks {
     if (extra.usage !== undefined) payload.usage = extra.usage;
     this.#emit(type, payload);
   }
-}
-
-function terminalStatus(value: unknown): Exclude<TaskStatus, 'running'> | undefined {
-  if (value === 'completed' || value === 'failed' || value === 'stopped') return value;
-  return value === 'killed' ? 'stopped' : undefined;
 }
 
 function details(message: JsonRecord): TaskDetails {

@@ -29,3 +29,9 @@ export function contentText(content: unknown): string {
   }
   return text;
 }
+
+/** How a background or delegated task ended, from the status Claude Code reports (`killed` is a stop). */
+export function terminalTaskStatus(value: unknown): 'completed' | 'failed' | 'stopped' | undefined {
+  if (value === 'completed' || value === 'failed' || value === 'stopped') return value;
+  return value === 'killed' ? 'stopped' : undefined;
+}

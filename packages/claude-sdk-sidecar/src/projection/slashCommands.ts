@@ -43,7 +43,7 @@ export class SlashCommandCatalog {
       const name = visibleName(entry?.name);
       if (entry === undefined || name === undefined) continue;
       const command: SlashCommand = { name, description: stringOrEmpty(entry.description).trim() };
-      const hint = nonEmptyString(typeof entry.argumentHint === 'string' ? entry.argumentHint.trim() : undefined);
+      const hint = nonEmptyString(stringOrEmpty(entry.argumentHint).trim());
       if (hint !== undefined) command.input = { hint };
       this.#known.set(name, command);
       commands.push(command);

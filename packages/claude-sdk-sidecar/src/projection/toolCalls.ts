@@ -1,4 +1,5 @@
 import type { EmitEvent } from '@outrigger/protocol';
+import { RecentKeys } from '../runtime/recentKeys.ts';
 import { asRecord, type JsonRecord, nonEmptyString, stringOrEmpty } from './sdkValues.ts';
 import {
   buildToolCallPayload,
@@ -24,7 +25,7 @@ export class ToolCalls {
   readonly #calls = new Map<string, ToolCallState>();
   /** Tool blocks of the root stream's current API message, by content-block index. */
   #streamed: (ToolCallState | undefined)[] = [];
-  readonly #completed = new Set<string>();
+  readonly #completed = new RecentKeys(COMPLETED_IDS_KEPT);
 
   constructor(emit: EmitEvent) {
     this.#emit = emit;
@@ -191,10 +192,6 @@ export class ToolCalls {
   ): void {
     this.#calls.delete(tool.id);
     this.#completed.add(tool.id);
-    if (this.#completed.size > COMPLETED_IDS_KEPT) {
-      const oldest = this.#completed.values().next().value;
-      if (oldest !== undefined) this.#completed.delete(oldest);
-    }
     const turn = turnId ?? tool.turnId;
     if (turn === undefined) return;
     const failed = view?.isError === true;

@@ -60,6 +60,11 @@ export function waitForProcesses(needle: string, description: string, timeoutMs:
   );
 }
 
+/** Waits until none of `pids` is alive any more; `description` names them in the timeout failure. */
+export async function waitUntilGone(pids: readonly number[], description: string, timeoutMs: number): Promise<void> {
+  await pollUntil(() => (pids.some(isAlive) ? undefined : true), description, timeoutMs);
+}
+
 /** Live (non-zombie) processes of the process group `groupId`. */
 export function processGroupMembers(groupId: number): number[] {
   return allProcesses()
