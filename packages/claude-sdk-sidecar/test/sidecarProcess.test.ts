@@ -11,9 +11,15 @@ import {
   type ToolResultView,
 } from '@outrigger/mock-anthropic';
 import { type ClaudeTestHome, createClaudeTestHome } from '@outrigger/mock-anthropic/testing';
-import type { CancelResult, InteractiveResult, SidecarEvent } from '@outrigger/protocol';
-import { pollUntil } from '../src/testing/processTree.ts';
+import {
+  type CancelResult,
+  type InteractiveResult,
+  isTurnTerminalEventType,
+  type SidecarEvent,
+} from '@outrigger/protocol';
+import { pollUntil, youngestChild } from '../src/testing/processTree.ts';
 import { type SpawnedSidecar, spawnSidecar } from '../src/testing/spawnSidecar.ts';
+import { isTerminalOf, TURN_OUTPUT_EVENT_TYPES } from '../src/testing/turnEvents.ts';
 
 /*
  * The real sidecar process (`node src/main.ts`) over stdio, running the real Claude Code binary against
@@ -27,22 +33,14 @@ const TODOS = [
   { content: 'Write the tests', status: 'in_progress', activeForm: 'Writing the tests' },
   { content: 'Ship it', status: 'pending', activeForm: 'Shipping it' },
 ];
-const OUTPUT_EVENTS = new Set([
-  'assistant_delta',
-  'assistant_completed',
-  'assistant_failed',
-  'thinking_delta',
-  'thinking_completed',
-  'tool_started',
-  'tool_updated',
-  'tool_completed',
-  'tool_failed',
+/** Everything of a turn that must follow its provider_turn_identity_resolved. */
+const OUTPUT_EVENTS: ReadonlySet<string> = new Set([
+  ...TURN_OUTPUT_EVENT_TYPES,
   'plan_updated',
   'approval_requested',
   'user_input_requested',
   'usage_updated',
 ]);
-const TERMINALS = new Set(['turn_completed', 'turn_failed', 'turn_canceled']);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 /** Model requests of the auth-fail prompt, the first and any retry of Claude Code's. */
@@ -132,10 +130,11 @@ async function runTurn(prompt: string, fields: Record<string, unknown> = {}) {
   const turnId = `turn-${randomUUID()}`;
   const from = sidecar.events.length;
   await sidecar.request('exec', { agentSessionId: SESSION, turnId, prompt, ...fields });
-  const terminal = await sidecar.waitForEvent(
-    (event) => TERMINALS.has(event.type) && 'turnId' in event.payload && event.payload.turnId === turnId,
-    { fromIndex: from, timeoutMs: 60_000, description: `the terminal event of "${prompt}"` },
-  );
+  const terminal = await sidecar.waitForEvent(isTerminalOf(turnId), {
+    fromIndex: from,
+    timeoutMs: 60_000,
+    description: `the terminal event of "${prompt}"`,
+  });
   return { turnId, terminal, events: turnEvents(from, turnId) };
 }
 
@@ -246,16 +245,17 @@ test('an exec sent while a turn runs a tool becomes its own turn, never folded i
   });
   await sidecar.request('exec', { agentSessionId: SESSION, turnId: second, prompt: 'queued second' });
   for (const turnId of [first, second]) {
-    await sidecar.waitForEvent(
-      (event) => TERMINALS.has(event.type) && 'turnId' in event.payload && event.payload.turnId === turnId,
-      { fromIndex: from, timeoutMs: 60_000, description: `the terminal of ${turnId}` },
-    );
+    await sidecar.waitForEvent(isTerminalOf(turnId), {
+      fromIndex: from,
+      timeoutMs: 60_000,
+      description: `the terminal of ${turnId}`,
+    });
   }
   const firstEvents = turnEvents(from, first);
   const secondEvents = turnEvents(from, second);
   // The context-usage snapshot follows a turn's terminal asynchronously, so the terminal need not come last.
   const terminalTypes = (events: SidecarEvent[]) =>
-    events.filter((event) => TERMINALS.has(event.type)).map((event) => event.type);
+    events.filter((event) => isTurnTerminalEventType(event.type)).map((event) => event.type);
   assert.deepEqual(terminalTypes(firstEvents), ['turn_completed']);
   assert.deepEqual(terminalTypes(secondEvents), ['turn_completed']);
   const firstId = assertIdentityFirst(firstEvents);
@@ -306,13 +306,14 @@ test('a Claude Code child killed mid-turn fails the turn, and the next exec resu
     timeoutMs: 60_000,
     description: 'the first delta of the slow stream',
   });
-  const children = childPids(sidecar.pid);
-  assert.ok(children.length > 0, 'the sidecar has a Claude Code child');
-  for (const pid of children) process.kill(pid, 'SIGKILL');
-  const terminal = await sidecar.waitForEvent(
-    (event) => TERMINALS.has(event.type) && 'turnId' in event.payload && event.payload.turnId === turnId,
-    { fromIndex: from, timeoutMs: 30_000, description: 'the terminal of the killed turn' },
-  );
+  const claude = youngestChild(sidecar.pid, 'claude');
+  assert.ok(claude, 'the sidecar has a Claude Code child');
+  process.kill(claude, 'SIGKILL');
+  const terminal = await sidecar.waitForEvent(isTerminalOf(turnId), {
+    fromIndex: from,
+    timeoutMs: 30_000,
+    description: 'the terminal of the killed turn',
+  });
   assert.ok(terminal.type === 'turn_failed');
   assert.match(terminal.payload.error, /^Claude Code process exited unexpectedly \((code|signal) \w+\)$/);
 
@@ -351,7 +352,7 @@ test('cancel mid-stream interrupts the real child and ends the turn canceled bef
     providerTurnId: identity.payload.providerTurnId,
     dispatchPhase: 'streaming',
   });
-  const terminals = events.filter((event) => TERMINALS.has(event.type));
+  const terminals = events.filter((event) => isTurnTerminalEventType(event.type));
   assert.deepEqual(
     terminals.map((event) => event.type),
     ['turn_canceled'],
@@ -389,10 +390,11 @@ test('in default mode a Bash call asks for approval after the identity, and runs
     payload: {},
   });
   assert.deepEqual(answer, { disposition: 'answered', replayed: false });
-  const terminal = await sidecar.waitForEvent(
-    (event) => TERMINALS.has(event.type) && 'turnId' in event.payload && event.payload.turnId === turnId,
-    { fromIndex: from, timeoutMs: 60_000, description: 'the terminal of the approved turn' },
-  );
+  const terminal = await sidecar.waitForEvent(isTerminalOf(turnId), {
+    fromIndex: from,
+    timeoutMs: 60_000,
+    description: 'the terminal of the approved turn',
+  });
   assert.equal(terminal.type, 'turn_completed');
   assert.ok(existsSync(join(home.cwd, 'approved.txt')), 'the approved command ran');
 });
@@ -491,14 +493,4 @@ function isPromptRow(row: Record<string, unknown> | undefined): boolean {
   const content = (row.message as { content?: unknown } | undefined)?.content;
   if (typeof content === 'string') return true;
   return Array.isArray(content) && content.every((block) => (block as { type?: unknown })?.type !== 'tool_result');
-}
-
-/** Direct children of a process, from procfs. */
-function childPids(pid: number): number[] {
-  const pids: number[] = [];
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
-    if (children) pids.push(...children.split(/\s+/).map(Number));
-  }
-  return pids;
 }

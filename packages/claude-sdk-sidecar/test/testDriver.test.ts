@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { InteractiveResult, SidecarEvent } from '@outrigger/protocol';
 import { type SpawnedSidecar, spawnSidecar } from '../src/testing/spawnSidecar.ts';
+import { isTerminalOf } from '../src/testing/turnEvents.ts';
 
 /* Test-driver mode through the real process: the scripted conformance vectors, no SDK, no network. */
 
 const SESSION = 'driver-session';
-const TERMINALS = new Set(['turn_completed', 'turn_failed', 'turn_canceled']);
 let sidecar: SpawnedSidecar;
 let turnCounter = 0;
 
@@ -60,10 +60,10 @@ async function answer(prompt: string, requested: string, action: string, optionI
   const request = await waitForTurn(turnId, requested);
   assert.ok(request.type === 'approval_requested' || request.type === 'user_input_requested');
   const result = await submitInteractive(turnId, request.payload.requestId, action, optionId, payload);
-  const terminal = await sidecar.waitForEvent(
-    (event) => TERMINALS.has(event.type) && 'turnId' in event.payload && event.payload.turnId === turnId,
-    { timeoutMs: 5_000, description: `the terminal of ${turnId}` },
-  );
+  const terminal = await sidecar.waitForEvent(isTerminalOf(turnId), {
+    timeoutMs: 5_000,
+    description: `the terminal of ${turnId}`,
+  });
   return { turnId, request, result, terminal };
 }
 

@@ -3,14 +3,15 @@ import { after, before, test } from 'node:test';
 import type { MockRule } from '@outrigger/mock-anthropic';
 import type { SidecarEvent } from '@outrigger/protocol';
 import {
+  assertEveryTurnEndedOnce,
   assistantTextOf,
+  backgroundBash,
   type ContinuityRig,
   eventsOfTurn,
   onlyTerminalOf,
   runTurn,
   startBypassSession,
   startContinuityRig,
-  terminalsOf,
   turnIdOf,
   waitForTerminal,
 } from './continuityHarness.ts';
@@ -27,18 +28,6 @@ const SESSION = 'continuity-background';
 const LATE_FOLLOW_UP = 'FOLLOWUP-LATE the late job has finished.';
 const MID_FOLLOW_UP = 'FOLLOWUP-MID the quick job has finished.';
 const MID_ANSWER = 'MIDTURN-ANSWER streaming slowly while the quick job runs to its end.';
-
-function backgroundBash(seconds: number, description: string) {
-  return {
-    type: 'tool_use' as const,
-    name: 'Bash',
-    input: {
-      command: `python3 -c "import time; time.sleep(${seconds}); print('${description} done')"`,
-      description,
-      run_in_background: true,
-    },
-  };
-}
 
 const rules: MockRule[] = [
   (request) => {
@@ -204,16 +193,7 @@ test('no turn is left unsettled: the next exec completes normally and every turn
   assert.match(assistantTextOf(sidecar.events, next.turnId), /Plain answer to: a plain question/);
   assert.doesNotMatch(assistantTextOf(sidecar.events, next.turnId), /FOLLOWUP/);
 
-  const turnIds = new Set(sidecar.events.map(turnIdOf).filter((id): id is string => id !== undefined));
-  for (const turnId of turnIds) {
-    assert.equal(
-      terminalsOf(sidecar.events, turnId).length,
-      1,
-      `turn ${turnId} ended exactly once (${eventsOfTurn(sidecar.events, turnId)
-        .map((event) => event.type)
-        .join(', ')})`,
-    );
-  }
+  assertEveryTurnEndedOnce(sidecar.events);
   assert.deepEqual(sidecar.protocolErrors, [], 'every event matches the protocol schemas');
   assert.deepEqual(mock.unmatched, [], 'mock-anthropic answered every model request');
 });

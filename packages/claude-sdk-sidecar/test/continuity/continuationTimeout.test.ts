@@ -2,14 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { MockRule } from '@outrigger/mock-anthropic';
 import {
+  assertEveryTurnEndedOnce,
   assistantTextOf,
+  backgroundBash,
   type ContinuityRig,
-  eventsOfTurn,
   runTurn,
   startBypassSession,
   startContinuityRig,
-  terminalsOf,
-  turnIdOf,
   waitForTerminal,
 } from './continuityHarness.ts';
 
@@ -38,19 +37,7 @@ const rules: MockRule[] = [
     const text = request.lastUserText;
     if (text.includes('bg-stalled')) {
       if (request.toolResults.length > 0) return { content: [{ type: 'text', text: 'Launched the job.' }] };
-      return {
-        content: [
-          {
-            type: 'tool_use',
-            name: 'Bash',
-            input: {
-              command: `python3 -c "import time; time.sleep(0.5); print('stalled job done')"`,
-              description: 'stalled job',
-              run_in_background: true,
-            },
-          },
-        ],
-      };
+      return { content: [backgroundBash(0.5, 'stalled job')] };
     }
     if (request.isNewPrompt) return { content: [{ type: 'text', text: `Plain answer to: ${text.slice(0, 40)}` }] };
     return undefined;
@@ -128,15 +115,7 @@ test('a continuation with no follow-up output times out, and its late output nev
     .slice(all.indexOf(terminal))
     .filter((event) => event.type === 'turn_started' && event.payload.synthetic === true);
   assert.deepEqual(laterSynthetic, [], 'the abandoned follow-up opened no new synthetic turn');
-  for (const turnId of new Set(all.map(turnIdOf).filter((id): id is string => id !== undefined))) {
-    assert.equal(
-      terminalsOf(all, turnId).length,
-      1,
-      `turn ${turnId} ended exactly once (${eventsOfTurn(all, turnId)
-        .map((event) => event.type)
-        .join(', ')})`,
-    );
-  }
+  assertEveryTurnEndedOnce(all);
   assert.deepEqual(sidecar.protocolErrors, [], 'every event matches the protocol schemas');
   assert.deepEqual(mock.unmatched, [], 'mock-anthropic answered every model request');
 });

@@ -4,14 +4,13 @@ import { type MockAnthropic, type MockRule, startMockAnthropic } from '@outrigge
 import { type ClaudeTestHome, createClaudeTestHome } from '@outrigger/mock-anthropic/testing';
 import type { SidecarEvent } from '@outrigger/protocol';
 import { type SpawnedSidecar, spawnSidecar } from '../../src/testing/spawnSidecar.ts';
+import { isTerminalOf } from '../../src/testing/turnEvents.ts';
 
 /*
  * Shared plumbing of the continuity acceptance tests: one mock-anthropic, one isolated Claude home and
  * one real sidecar process per test file, and the event bookkeeping the assertions need. Every wait
  * is bounded and names what it waited for.
  */
-
-const TERMINAL_TYPES: ReadonlySet<string> = new Set(['turn_completed', 'turn_failed', 'turn_canceled']);
 
 const TURN_TIMEOUT_MS = 60_000;
 
@@ -71,8 +70,8 @@ export function eventsOfTurn(events: readonly SidecarEvent[], turnId: string): S
   return events.filter((event) => turnIdOf(event) === turnId);
 }
 
-export function terminalsOf(events: readonly SidecarEvent[], turnId: string): SidecarEvent[] {
-  return eventsOfTurn(events, turnId).filter((event) => TERMINAL_TYPES.has(event.type));
+function terminalsOf(events: readonly SidecarEvent[], turnId: string): SidecarEvent[] {
+  return events.filter(isTerminalOf(turnId));
 }
 
 /** The one terminal event of a turn; fails naming every terminal seen when there is not exactly one. */
@@ -84,6 +83,19 @@ export function onlyTerminalOf(events: readonly SidecarEvent[], turnId: string):
     `turn ${turnId} must end exactly once; got ${terminals.map((event) => JSON.stringify(event.payload)).join(' | ') || 'no terminal'}`,
   );
   return terminals[0] as SidecarEvent;
+}
+
+/** Every turn that published an event in `events` ended exactly once; a failure lists that turn's events. */
+export function assertEveryTurnEndedOnce(events: readonly SidecarEvent[]): void {
+  for (const turnId of new Set(events.map(turnIdOf).filter((id): id is string => id !== undefined))) {
+    assert.equal(
+      terminalsOf(events, turnId).length,
+      1,
+      `turn ${turnId} ended exactly once (${eventsOfTurn(events, turnId)
+        .map((event) => event.type)
+        .join(', ')})`,
+    );
+  }
 }
 
 /** Concatenated `assistant_completed` text of a turn. */
@@ -99,10 +111,23 @@ export async function waitForTerminal(
   description: string,
   timeoutMs = TURN_TIMEOUT_MS,
 ): Promise<SidecarEvent> {
-  return sidecar.waitForEvent((event) => TERMINAL_TYPES.has(event.type) && turnIdOf(event) === turnId, {
+  return sidecar.waitForEvent(isTerminalOf(turnId), {
     timeoutMs,
     description: `the terminal event of ${description} (turn ${turnId})`,
   });
+}
+
+/** A model reply's Bash call that runs `python3 -c "sleep"` for `seconds` in the background. */
+export function backgroundBash(seconds: number, description: string) {
+  return {
+    type: 'tool_use' as const,
+    name: 'Bash',
+    input: {
+      command: `python3 -c "import time; time.sleep(${seconds}); print('${description} done')"`,
+      description,
+      run_in_background: true,
+    },
+  };
 }
 
 export interface ExecutedTurn {

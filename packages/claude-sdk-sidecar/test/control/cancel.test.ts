@@ -4,15 +4,16 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cancelResultSchema } from '@outrigger/protocol';
-import { isAlive, pollUntil, waitForProcesses, youngestChild } from '../../src/testing/processTree.ts';
+import { isAlive, pollUntil, waitForProcesses, waitUntilGone, youngestChild } from '../../src/testing/processTree.ts';
 import { CANCEL_STAGES_AFTER_INTERRUPT_ACK } from '../../src/testing/shutdownStages.ts';
+import { TURN_OUTPUT_EVENT_TYPES } from '../../src/testing/turnEvents.ts';
 import {
   ALLOW,
   allowApproval,
   assertOk,
+  CANCEL_BUDGETS,
   type ControlSession,
   openControlSession,
-  TERMINAL_EVENTS,
 } from './controlSession.ts';
 import type { Answer, LoggedLine } from './controlSidecar.ts';
 import { bashCall, slowText } from './scriptedModel.ts';
@@ -23,17 +24,7 @@ const CANCEL_DIAGNOSTIC_PREFIX = 'CLAUDE_CODE_CANCEL_DIAGNOSTIC';
 const POST_IDENTITY_PHASES = ['identity_resolved', 'streaming', 'waiting_approval', 'waiting_input', 'running_tool'];
 
 /** Output of a turn that must never be published once the turn was canceled. */
-const TURN_OUTPUT_EVENTS: ReadonlySet<string> = new Set([
-  'assistant_delta',
-  'assistant_completed',
-  'assistant_failed',
-  'thinking_delta',
-  'thinking_completed',
-  'tool_started',
-  'tool_updated',
-  'tool_completed',
-  'tool_failed',
-]);
+const TURN_OUTPUT_EVENTS: ReadonlySet<string> = new Set(TURN_OUTPUT_EVENT_TYPES);
 
 const canary = {
   prompt: `canary-prompt-${randomUUID()}`,
@@ -67,14 +58,9 @@ describe('cancel through the real sidecar and Claude Code', () => {
     return { providerTurnId: String(identity.payload.providerTurnId), prompt };
   };
 
-  const terminalsOf = (turnId: string): LoggedLine[] =>
-    session.sidecar.log.filter(
-      (line) => line.id === undefined && TERMINAL_EVENTS.has(line.type) && line.payload.turnId === turnId,
-    );
-
   /** Exactly one terminal for the turn, a `turn_canceled`, published before the cancel's `ok`. */
   const assertCanceledOnceBefore = (turnId: string, answer: Answer): LoggedLine => {
-    const terminals = terminalsOf(turnId);
+    const terminals = session.terminalsOf(turnId);
     assert.deepEqual(
       terminals.map((line) => line.type),
       ['turn_canceled'],
@@ -150,7 +136,7 @@ describe('cancel through the real sidecar and Claude Code', () => {
       [],
       'no output of the canceled turn after its turn_canceled',
     );
-    assert.deepEqual(terminalsOf(turnId).length, 1, 'the canceled turn gets no second terminal');
+    assert.equal(session.terminalsOf(turnId).length, 1, 'the canceled turn gets no second terminal');
 
     const resumed = session.model.views().find((view) => view.isNewPrompt && view.lastUserText.includes(next.tag));
     assert.ok(resumed, 'the model received the next prompt');
@@ -170,7 +156,7 @@ describe('cancel through the real sidecar and Claude Code', () => {
     assert.deepEqual(cancelFields(answer), nothingCanceled('mismatch', otherTurnId));
     const terminal = await session.waitForTerminal(turnId);
     assert.equal(terminal.type, 'turn_completed', 'the running turn must finish normally');
-    assert.deepEqual(terminalsOf(otherTurnId), [], 'nothing is published for the mismatched turn');
+    assert.deepEqual(session.terminalsOf(otherTurnId), [], 'nothing is published for the mismatched turn');
   });
 
   it('cancels a turn before it is dispatched: pre_accept, and the Query is never touched', async () => {
@@ -188,7 +174,7 @@ describe('cancel through the real sidecar and Claude Code', () => {
       { type: 'exec', payload: { agentSessionId, turnId: queuedTurnId, prompt: queuedPrompt } },
       {
         type: 'cancel',
-        payload: { agentSessionId, turnId: queuedTurnId, interruptTimeoutMs: 5_000, drainTimeoutMs: 5_000 },
+        payload: { agentSessionId, turnId: queuedTurnId, ...CANCEL_BUDGETS },
       },
     ]);
     assertOk(await exec, 'exec');
@@ -233,11 +219,7 @@ describe('cancel through the real sidecar and Claude Code', () => {
         line.payload.toolCallId === toolCallId &&
         line.index < answer.index,
     );
-    await pollUntil(
-      () => (running.some(isAlive) ? undefined : true),
-      `the python processes ${running.join(', ')} are gone after the cancel`,
-      5_000,
-    );
+    await waitUntilGone(running, `the python processes ${running.join(', ')} are gone after the cancel`, 5_000);
     // The fence drops Claude Code's own interrupted tool_result, so the sidecar has to close the call itself.
     assert.ok(toolEnd, `the Bash call ${toolCallId} must end (tool_failed or tool_completed) before the cancel ok`);
   });
@@ -332,7 +314,7 @@ describe('cancel through the real sidecar and Claude Code', () => {
     assertOk(answer, 'cancel');
     assert.deepEqual(cancelFields(answer), nothingCanceled('absent', turnId));
     assert.deepEqual(
-      terminalsOf(turnId).map((line) => line.type),
+      session.terminalsOf(turnId).map((line) => line.type),
       ['turn_failed'],
       'the turn keeps its one terminal event',
     );

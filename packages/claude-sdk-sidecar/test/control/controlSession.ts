@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { type ClaudeTestHome, createClaudeTestHome } from '@outrigger/mock-anthropic/testing';
+import { isTerminalOf } from '../../src/testing/turnEvents.ts';
 import { type Answer, type ControlSidecar, type LoggedLine, startControlSidecar } from './controlSidecar.ts';
 import { type ScriptedModel, startScriptedModel } from './scriptedModel.ts';
 
@@ -30,13 +31,13 @@ export interface ControlSession {
   disposition(turnId: string, requestId: string, expected: InteractionAnswer): Promise<Answer>;
   /** Events of `type` for `turnId`, in order. */
   eventsOf(type: string, turnId: string): LoggedLine[];
+  /** The terminal events (turn_completed, turn_failed, turn_canceled) published for `turnId`, in order. */
+  terminalsOf(turnId: string): LoggedLine[];
   waitForEvent(type: string, turnId: string, options?: { timeoutMs?: number; fromIndex?: number }): Promise<LoggedLine>;
   /** Resolves with the turn's first terminal event (turn_completed, turn_failed or turn_canceled). */
   waitForTerminal(turnId: string, timeoutMs?: number): Promise<LoggedLine>;
   close(): Promise<void>;
 }
-
-export const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['turn_completed', 'turn_failed', 'turn_canceled']);
 
 export function assertOk(answer: Answer, request: string): void {
   assert.equal(answer.type, 'ok', `${request} answered error: ${JSON.stringify(answer.payload)}`);
@@ -99,13 +100,10 @@ function bindSession(
     disposition: (turnId, requestId, expected) =>
       sidecar.request('interactive_disposition', { agentSessionId, turnId, requestId, ...expected }),
     eventsOf: (type, turnId) => sidecar.log.filter(isTurnEvent(type, turnId)),
+    terminalsOf: (turnId) => sidecar.log.filter(isTerminalOf(turnId)),
     waitForEvent: (type, turnId, wait) => sidecar.waitFor(isTurnEvent(type, turnId), `${type} of ${turnId}`, wait),
     waitForTerminal: (turnId, timeoutMs = 30_000) =>
-      sidecar.waitFor(
-        (line) => line.id === undefined && TERMINAL_EVENTS.has(line.type) && line.payload.turnId === turnId,
-        `a terminal event of ${turnId}`,
-        { timeoutMs },
-      ),
+      sidecar.waitFor(isTerminalOf(turnId), `a terminal event of ${turnId}`, { timeoutMs }),
     close,
   };
 }

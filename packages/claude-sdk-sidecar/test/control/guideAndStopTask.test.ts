@@ -3,12 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import {
   isAlive,
-  pollUntil,
   processesMatching,
   waitForProcesses,
+  waitUntilGone,
   youngestChild,
 } from '../../src/testing/processTree.ts';
-import { allowApproval, assertOk, type ControlSession, openControlSession, TERMINAL_EVENTS } from './controlSession.ts';
+import { allowApproval, assertOk, type ControlSession, openControlSession } from './controlSession.ts';
 import type { Answer, LoggedLine } from './controlSidecar.ts';
 import { slowText } from './scriptedModel.ts';
 
@@ -33,11 +33,6 @@ describe('guide and stop_task through the real sidecar and Claude Code', () => {
   });
 
   const newTurnId = (label: string): string => `${label}-${randomUUID()}`;
-
-  const terminalsOf = (turnId: string): LoggedLine[] =>
-    session.sidecar.log.filter(
-      (line) => line.id === undefined && TERMINAL_EVENTS.has(line.type) && line.payload.turnId === turnId,
-    );
 
   const stopTask = (fields: { taskId?: string; toolCallId?: string }): Promise<Answer> =>
     session.sidecar.request('stop_task', { agentSessionId: session.agentSessionId, ...fields }, { timeoutMs: 15_000 });
@@ -137,7 +132,7 @@ describe('guide and stop_task through the real sidecar and Claude Code', () => {
       'nothing of the guided run spilled into the next turn',
     );
     assert.deepEqual(
-      terminalsOf(turnId).map((line) => line.type),
+      session.terminalsOf(turnId).map((line) => line.type),
       ['turn_completed'],
       'exactly one terminal for the guided turn',
     );
@@ -155,11 +150,7 @@ describe('guide and stop_task through the real sidecar and Claude Code', () => {
     const answer = await stopTask({ taskId });
     assertOk(answer, 'stop_task');
     assert.deepEqual(answer.payload, { stopped: true });
-    await pollUntil(
-      () => (pids.some(isAlive) ? undefined : true),
-      `the python processes ${pids.join(', ')} are gone after stop_task`,
-      10_000,
-    );
+    await waitUntilGone(pids, `the python processes ${pids.join(', ')} are gone after stop_task`, 10_000);
   });
 
   it('answers stopped:false for an unknown task id or tool call', async () => {
@@ -184,8 +175,8 @@ describe('guide and stop_task through the real sidecar and Claude Code', () => {
       { stopped: true },
       `stop_task {toolCallId: ${toolCallId}} must stop background task ${taskId}`,
     );
-    await pollUntil(
-      () => (pids.some(isAlive) ? undefined : true),
+    await waitUntilGone(
+      pids,
       `stop_task {toolCallId: ${toolCallId}} answered ${JSON.stringify(answer.payload)}; background task ${taskId} (python ${pids.join(', ')}) must be gone`,
       10_000,
     );
