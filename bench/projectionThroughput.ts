@@ -97,11 +97,11 @@ export async function measureProjectionThroughput(): Promise<Figure[]> {
         },
       }),
     stateless: {
-      inspectForkCheckpoints: async () => ({ providerTurnIds: [] }),
-      recoverTurnBinding: async () => {
+      inspect_fork_checkpoints: async () => ({ providerTurnIds: [] }),
+      recover_turn_binding: async () => {
         throw new Error('not used by the bench');
       },
-      forkSession: async () => {
+      fork_session: async () => {
         throw new Error('not used by the bench');
       },
     },

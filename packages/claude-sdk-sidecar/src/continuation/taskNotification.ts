@@ -1,6 +1,6 @@
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { asRecord, contentText, type JsonRecord, nonEmptyString } from '../projection/sdkValues.ts';
-import { isRootMessage } from '../runtime/sdkMessages.ts';
+import { isRootMessage, TASK_NOTIFICATION_TAG } from '../runtime/sdkMessages.ts';
 
 /** What a background task's completion notice says: which task, and how it ended. */
 export interface TaskNotification {
@@ -9,7 +9,6 @@ export interface TaskNotification {
 }
 
 /** The XML element a task-notification prompt carries. */
-export const TASK_NOTIFICATION_TAG = '<task-notification>';
 
 /**
  * A background task's completion notice, in any of the forms Claude Code sends it: the system

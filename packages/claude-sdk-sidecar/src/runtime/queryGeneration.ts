@@ -1,4 +1,5 @@
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import { isPositiveSafeInteger } from '@outrigger/protocol';
 import type { QueryShutdownObserver, QueryTerminationMode } from '../diagnostics/cancelDiagnostics.ts';
 import type { ClaudeQuery } from './claudeQuery.ts';
 import type { PromptQueue } from './promptQueue.ts';
@@ -195,7 +196,7 @@ async function settleWithin(promise: Promise<unknown>, timeoutMs: number): Promi
 }
 
 function positiveOr(value: number | undefined, fallback: number): number {
-  return value !== undefined && Number.isSafeInteger(value) && value > 0 ? value : fallback;
+  return isPositiveSafeInteger(value) ? value : fallback;
 }
 
 function elapsed(startedAt: number): number {

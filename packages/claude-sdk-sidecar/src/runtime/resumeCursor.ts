@@ -1,3 +1,4 @@
+import { isPositiveSafeInteger } from '@outrigger/protocol';
 import { asRecord, stringField } from './sdkMessages.ts';
 
 const RESUME_CURSOR_KIND = 'claude-agent-sdk';
@@ -26,7 +27,7 @@ export function readResumeCursor(value: unknown): RestoredPosition {
   return {
     resume: stringField(cursor, 'resume')?.trim() || undefined,
     resumeSessionAt: stringField(cursor, 'resumeSessionAt')?.trim() || undefined,
-    turnCount: typeof turnCount === 'number' && Number.isSafeInteger(turnCount) && turnCount > 0 ? turnCount : 0,
+    turnCount: isPositiveSafeInteger(turnCount) ? turnCount : 0,
   };
 }
 

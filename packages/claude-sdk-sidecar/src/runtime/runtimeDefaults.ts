@@ -1,5 +1,5 @@
 import { query } from '@anthropic-ai/claude-agent-sdk';
-import type { StartPayload } from '@outrigger/protocol';
+import { isPositiveSafeInteger, type StartPayload } from '@outrigger/protocol';
 import { type ResolvedStartOptions, resolveStartOptions, type StartOptionsContext } from '../config/startOptions.ts';
 import { DEFAULT_CONTINUATION_START_TIMEOUT_MS } from '../continuation/backgroundTaskLifecycle.ts';
 import { projectDir, sessionSdkForConfigDir } from '../fork/sessionSdk.ts';
@@ -81,5 +81,5 @@ export function runtimeTimersFromEnv(env: NodeJS.ProcessEnv): RuntimeTimers {
 
 function positiveMs(value: string | undefined): number | undefined {
   const ms = Number(value);
-  return value && Number.isSafeInteger(ms) && ms > 0 ? ms : undefined;
+  return isPositiveSafeInteger(ms) ? ms : undefined;
 }

@@ -28,7 +28,7 @@ export function systemSubtype(message: SDKMessage): string | undefined {
   return message.type === 'system' ? stringField(message as SdkRecord, 'subtype') : undefined;
 }
 
-const TASK_NOTIFICATION_TAG = '<task-notification>';
+export const TASK_NOTIFICATION_TAG = '<task-notification>';
 
 function userContent(message: SdkRecord): unknown {
   return asRecord(message.message)?.content;

@@ -25,7 +25,7 @@ import { BackgroundTaskLifecycle } from '../continuation/backgroundTaskLifecycle
 import { AuthRefreshDebug, type AuthRefreshRecord, type AuthRefreshStage } from '../diagnostics/authRefreshDebug.ts';
 import { ProviderTurnDiagnostics, type ProviderTurnSnapshot } from '../diagnostics/providerTurnDiagnostics.ts';
 import { createCanUseTool } from '../interaction/canUseTool.ts';
-import { InteractiveRegistry } from '../interaction/interactiveRegistry.ts';
+import { InteractiveRegistry, TOOL_USE_ABORTED } from '../interaction/interactiveRegistry.ts';
 import { SessionPermissionLedger } from '../interaction/sessionPermissionLedger.ts';
 import { createStreamProjector, type StreamProjector } from '../projection/index.ts';
 import type { RequestContext, SidecarSession } from '../server/sidecarSession.ts';
@@ -81,7 +81,6 @@ const CONNECTION_LOST = 'Claude SDK connection lost';
 const SESSION_CLOSED = 'Claude SDK session closed';
 const QUERY_CLOSED = 'Claude SDK query is closed';
 /** What a pending approval and a running tool call end with when their turn is canceled. */
-const TOOL_USE_ABORTED = 'Tool use aborted';
 
 /**
  * One Agent Session on the real SDK. It owns the Turn queue and coordinates the collaborators around it:

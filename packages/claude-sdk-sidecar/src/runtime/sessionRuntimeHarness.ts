@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CancelResult, type EmitEvent, parseRequestPayload, type StartPayload } from '@outrigger/protocol';
+import {
+  type CancelResult,
+  type EmitEvent,
+  parseRequestPayload,
+  type StartPayload,
+  turnTerminalEventTypes,
+} from '@outrigger/protocol';
 import { ProviderTurnDiagnostics } from '../diagnostics/providerTurnDiagnostics.ts';
 import { TurnBindingResolutionError } from '../fork/turnBindingResolution.ts';
 import { type FakeClaudeQuery, fakeQueryFactory } from '../testing/fakeClaudeQuery.ts';
@@ -15,7 +21,7 @@ export interface Recorded {
   payload: Record<string, unknown>;
 }
 
-export const TERMINALS: ReadonlySet<string> = new Set(['turn_completed', 'turn_failed', 'turn_canceled']);
+export const TERMINALS: ReadonlySet<string> = new Set(turnTerminalEventTypes);
 
 /** Every wait of the harness fails with what it saw after this long. */
 const WAIT_MS = 2_000;

@@ -5,7 +5,7 @@ import type { StatelessHandlers } from './sidecarServer.ts';
 
 /** The stateless requests on the official SDK session APIs. */
 export const forkHandlers: StatelessHandlers = {
-  inspectForkCheckpoints: (payload) => inspectForkCheckpoints(payload),
-  recoverTurnBinding: (payload) => recoverTurnBinding(payload),
-  forkSession: (payload) => forkSession(payload),
+  inspect_fork_checkpoints: (payload) => inspectForkCheckpoints(payload),
+  recover_turn_binding: (payload) => recoverTurnBinding(payload),
+  fork_session: (payload) => forkSession(payload),
 };

@@ -54,11 +54,11 @@ function harness() {
     transport: serverSide,
     createSession: (payload) => fakeSession(payload.agentSessionId, log, gates),
     stateless: {
-      inspectForkCheckpoints: async () => ({ providerTurnIds: [] }),
-      recoverTurnBinding: async () => {
+      inspect_fork_checkpoints: async () => ({ providerTurnIds: [] }),
+      recover_turn_binding: async () => {
         throw Object.assign(new Error('not found'), { stage: 'source_lookup', deliveryDisposition: 'not_started' });
       },
-      forkSession: async () => {
+      fork_session: async () => {
         throw new Error('not used');
       },
     },

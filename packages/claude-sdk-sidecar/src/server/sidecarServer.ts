@@ -3,15 +3,9 @@ import {
   encodeError,
   encodeEvent,
   encodeOk,
-  type ForkSessionPayload,
-  type ForkSessionResult,
-  type InspectForkCheckpointsPayload,
-  type InspectForkCheckpointsResult,
   type LineTransport,
   parseRequestLine,
   parseRequestPayload,
-  type RecoverTurnBindingPayload,
-  type RecoverTurnBindingResult,
   type RequestPayload,
   type RequestType,
 } from '@outrigger/protocol';
@@ -26,11 +20,7 @@ import {
 import type { SessionFactory, SidecarSession } from './sidecarSession.ts';
 
 /** The requests that read provider history without a session (fork/ implements them). */
-export interface StatelessHandlers {
-  inspectForkCheckpoints(payload: InspectForkCheckpointsPayload): Promise<InspectForkCheckpointsResult>;
-  recoverTurnBinding(payload: RecoverTurnBindingPayload): Promise<RecoverTurnBindingResult>;
-  forkSession(payload: ForkSessionPayload): Promise<ForkSessionResult>;
-}
+export type StatelessHandlers = RequestHandlerTable<StatelessRequestType>;
 
 export interface SidecarServerOptions {
   transport: LineTransport;
@@ -106,12 +96,6 @@ export function startSidecarServer(options: SidecarServerOptions): SidecarServer
     apply_settings: async (payload) => requireSession(payload.agentSessionId).applySettings(payload),
   };
 
-  const statelessHandlers: RequestHandlerTable<StatelessRequestType> = {
-    inspect_fork_checkpoints: async (payload) => stateless.inspectForkCheckpoints(payload),
-    recover_turn_binding: async (payload) => stateless.recoverTurnBinding(payload),
-    fork_session: async (payload) => stateless.forkSession(payload),
-  };
-
   const sessionRequest = <T extends SessionRequestType>(
     type: T,
     payload: RequestPayload<T>,
@@ -126,7 +110,7 @@ export function startSidecarServer(options: SidecarServerOptions): SidecarServer
   };
 
   const statelessRequest = <T extends StatelessRequestType>(type: T, payload: RequestPayload<T>) => {
-    const handler: RequestHandler<T> = statelessHandlers[type];
+    const handler: RequestHandler<T> = stateless[type];
     const work = handler(payload, undefined);
     const tracked = work.catch(() => undefined);
     statelessInFlight.add(tracked);
