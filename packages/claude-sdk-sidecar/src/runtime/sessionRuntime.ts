@@ -397,8 +397,11 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
 
   observeTurnOutput(message: SDKMessage, turn: RuntimeTurn): void {
     if (message.type !== 'assistant' || !isRootMessage(message)) return;
-    this.#lastAssistantUuid = message.uuid;
     if (message.error) this.#assistantErrors.set(turn.turnId, message.error);
+    if (message.uuid === this.#lastAssistantUuid) return;
+    // A host that loses the sidecar mid-turn resumes from the last assistant message it was told about.
+    this.#lastAssistantUuid = message.uuid;
+    this.emit('session_state', this.#sessionSnapshot());
   }
 
   continuationAwaited(): boolean {
