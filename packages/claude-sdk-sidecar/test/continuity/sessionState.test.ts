@@ -313,6 +313,27 @@ test('apply_settings {model} switches the model: the state shows the selection a
   assert.equal(persistedCursor.turnCount, 3);
 });
 
+test('apply_settings and start refuse an effort Claude Code cannot run, naming the field', async () => {
+  const { sidecar } = rig;
+  const from = sidecar.events.length;
+  await assert.rejects(sidecar.request('apply_settings', { agentSessionId: FIRST, effort: 'turbo' }), {
+    name: 'SidecarRequestError',
+    message: 'apply_settings effort must be one of low, medium, high, xhigh, max',
+  });
+  assert.deepEqual(
+    sidecar.events.slice(from).filter((event) => event.type === 'session_state'),
+    [],
+    'a refused setting changes nothing',
+  );
+  await sidecar.request('apply_settings', { agentSessionId: FIRST, effort: 'high' });
+  await assert.rejects(
+    sidecar.request('start', { agentSessionId: 'effort-check', cwd: rig.home.cwd, effort: 'hgih' }),
+    {
+      message: 'start effort must be one of low, medium, high, xhigh, max',
+    },
+  );
+});
+
 test('a new sidecar session started with restore and the cursor continues the same provider session', async () => {
   assert.ok(persistedCursor, 'precondition: the first session published a cursor');
   const { sidecar, mock } = rig;

@@ -65,6 +65,20 @@ describe('parseRequestPayload', () => {
     });
   });
 
+  test('start: an effort Claude Code cannot run is an error naming the field', () => {
+    for (const effort of ['low', 'medium', 'high', 'xhigh', 'max', '', '  ']) {
+      assert.equal(parseRequestPayload('start', { agentSessionId: 's', effort }).ok, true, `effort ${effort}`);
+    }
+    assert.deepEqual(parseRequestPayload('start', { agentSessionId: 's', effort: 'turbo' }), {
+      ok: false,
+      error: 'start effort must be one of low, medium, high, xhigh, max',
+    });
+    assert.deepEqual(parseRequestPayload('start', { agentSessionId: 's', settings: { reasoningEffort: 'High' } }), {
+      ok: false,
+      error: 'start settings.effort must be one of low, medium, high, xhigh, max',
+    });
+  });
+
   test('start: Claude options keep their well-formed parts', () => {
     const start = ok(
       parseRequestPayload('start', {
@@ -202,6 +216,12 @@ describe('parseRequestPayload', () => {
       ok: false,
       error: 'apply_settings speed must be fast or standard',
     });
+    assert.deepEqual(parseRequestPayload('apply_settings', { agentSessionId: 's', effort: 'extreme' }), {
+      ok: false,
+      error: 'apply_settings effort must be one of low, medium, high, xhigh, max',
+    });
+    assert.equal(ok(parseRequestPayload('apply_settings', { agentSessionId: 's', effort: ' xhigh ' })).effort, 'xhigh');
+    assert.equal(ok(parseRequestPayload('apply_settings', { agentSessionId: 's', effort: '' })).effort, '');
     assert.deepEqual(parseRequestPayload('apply_settings', { agentSessionId: 's', planMode: 'yes' }), {
       ok: false,
       error: 'apply_settings planMode must be a boolean',
