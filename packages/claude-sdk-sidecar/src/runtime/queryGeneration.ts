@@ -1,6 +1,7 @@
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { isPositiveSafeInteger } from '@outrigger/protocol';
 import type { QueryShutdownObserver, QueryTerminationMode } from '../diagnostics/cancelDiagnostics.ts';
+import { SidecarError } from '../diagnostics/diagnosticLine.ts';
 import type { ClaudeQuery } from './claudeQuery.ts';
 import type { PromptQueue } from './promptQueue.ts';
 
@@ -14,7 +15,7 @@ export interface ShutdownOptions {
   observe?: QueryShutdownObserver;
 }
 
-export class QueryShutdownTimeoutError extends Error {
+export class QueryShutdownTimeoutError extends SidecarError {
   readonly stage = 'consumption';
   constructor(timeoutMs: number) {
     super(`Claude SDK Query consumption timed out after ${timeoutMs}ms`);

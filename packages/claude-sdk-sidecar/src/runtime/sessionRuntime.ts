@@ -34,7 +34,7 @@ import { CanceledTailQuarantine } from './canceledTailQuarantine.ts';
 import type { QueryFactory } from './claudeQuery.ts';
 import { cancelExactTurn, type ExactCancellationHost } from './exactCancellation.ts';
 import { GenerationLifecycle } from './generationLifecycle.ts';
-import { generationQueryOptions, postToolUseHook } from './generationQueryOptions.ts';
+import { generationHooks, generationQueryOptions } from './generationQueryOptions.ts';
 import { LiveSessionSettings } from './liveSessionSettings.ts';
 import { MessageRouter, type MessageRouterHost } from './messageRouter.ts';
 import { buildPromptContent } from './promptContent.ts';
@@ -467,9 +467,12 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
         canBypassPermissions: startOptions.canBypassPermissions,
         isGenerationActive: isLive,
       }),
-      postToolUse: postToolUseHook(isLive, (input, toolUseId) => {
-        const turn = this.turns.active;
-        if (turn) this.projector.postToolUse(input, toolUseId, turn.turnId);
+      hooks: generationHooks(isLive, {
+        postToolUse: (input, toolUseId) => {
+          const turn = this.turns.active;
+          if (turn) this.projector.postToolUse(input, toolUseId, turn.turnId);
+        },
+        sessionStart: (input) => this.#goals.followTranscript(input.transcript_path),
       }),
     });
     const query = this.#queryFactory({ prompt: prompts, options });
