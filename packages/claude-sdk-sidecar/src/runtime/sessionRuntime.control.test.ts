@@ -373,6 +373,27 @@ test('a cancel already in flight for the turn answers an error', async () => {
   await h.runtime.close();
 });
 
+test('a guide that starts while a cancel of its turn waits behind it gives way without interrupting', async () => {
+  const h = harness();
+  await streamingTurn(h);
+  h.runtime.cancelRequested(cancelOf(''));
+  await assert.rejects(h.runtime.guide({ agentSessionId: 's1', prompt: 'steer', content: [] }), {
+    message: 'Claude SDK guidance was superseded by a cancel of its turn',
+  });
+  assert.deepEqual(h.query().calls, [], 'no interrupt was sent for the guidance');
+  await cancel(h, '');
+  h.query().push(successResult());
+  // Once that cancel ran, a later guide (of a later turn) is not refused any more.
+  await h.runtime.exec(execPayload('t2'));
+  const next = await h.nextQuery(1);
+  const [prompt] = await next.waitForPrompts(1);
+  next.push(promptEcho(prompt?.uuid ?? ''), textDelta('second'));
+  await h.waitFor((event) => event.type === 'assistant_delta' && event.payload.turnId === 't2', 'output of t2');
+  await h.runtime.guide({ agentSessionId: 's1', prompt: 'steer', content: [] });
+  assert.equal(h.eventsOf('guidance_interrupted').length, 1);
+  await h.runtime.close();
+});
+
 test('a Query that never ends and ignores interrupt and close does not hold the cancel: the fence ends the read', async () => {
   const h = harness();
   await streamingTurn(h);
@@ -537,6 +558,57 @@ test('guide whose interrupt fails pushes nothing, and the next interrupted resul
     type: 'turn_failed',
     payload: { turnId: 't1', providerTurnId: correlation, error: 'model overloaded' },
   });
+  await h.runtime.close();
+});
+
+test('guide whose interrupt is not acknowledged within its budget answers an error; the turn goes on', async () => {
+  const h = harness({ timers: { interruptTimeoutMs: 40 } });
+  const correlation = await streamingTurn(h);
+  h.query().interruptBehavior = 'hang';
+  await assert.rejects(h.runtime.guide({ agentSessionId: 's1', prompt: 'steer', content: [] }), {
+    message: 'Claude SDK guidance interrupt was not acknowledged within 40ms',
+  });
+  await assert.rejects(
+    h.runtime.guide({ agentSessionId: 's1', prompt: 'steer', content: [], interruptTimeoutMs: 15 }),
+    {
+      message: 'Claude SDK guidance interrupt was not acknowledged within 15ms',
+    },
+  );
+  assert.deepEqual(h.eventsOf('guidance_interrupted'), []);
+  assert.equal(h.query().prompts.length, 1, 'no guided prompt');
+  assert.deepEqual(
+    h.query().calls.filter((call) => call === 'close'),
+    [],
+    'the Query is left running',
+  );
+  h.query().push(textDelta(' and more'), assistantText('the answer went on'), successResult());
+  const terminal = await h.terminalOf('t1');
+  assert.deepEqual(terminal.payload, { turnId: 't1', providerTurnId: correlation, stopReason: 'end_turn' });
+  await h.runtime.close();
+});
+
+test('a cancel arriving while a guide waits for its interrupt supersedes the guide at once', async () => {
+  const h = harness({ timers: { interruptTimeoutMs: 60_000 } });
+  const correlation = await streamingTurn(h);
+  h.query().interruptBehavior = 'hang';
+  const guided = h.runtime.guide({ agentSessionId: 's1', prompt: 'steer', content: [] });
+  await h.poll(() => (h.query().calls.includes('interrupt') ? true : undefined), 'the guidance interrupt');
+  h.runtime.cancelRequested(cancelOf('another-turn'));
+  await delay(20);
+  let settled = false;
+  void guided
+    .catch(() => undefined)
+    .finally(() => {
+      settled = true;
+    });
+  await delay(5);
+  assert.equal(settled, false, 'a cancel of another turn does not touch the guide');
+  h.runtime.cancelRequested(cancelOf('t1'));
+  await assert.rejects(guided, { message: 'Claude SDK guidance was superseded by a cancel of its turn' });
+  assert.deepEqual(h.eventsOf('guidance_interrupted'), []);
+  const answer = await cancel(h, 't1', { interruptTimeoutMs: 20, drainTimeoutMs: 1_000 });
+  assert.deepEqual(answer, canceledInProvider('t1', correlation, 'streaming'));
+  assert.deepEqual(terminalsOf(h, 't1'), ['turn_canceled']);
   await h.runtime.close();
 });
 

@@ -23,6 +23,7 @@ import { buildQueryEnv } from '../config/settingsEnv.ts';
 import type { ResolvedStartOptions } from '../config/startOptions.ts';
 import { BackgroundTaskLifecycle } from '../continuation/backgroundTaskLifecycle.ts';
 import { AuthRefreshDebug, type AuthRefreshRecord, type AuthRefreshStage } from '../diagnostics/authRefreshDebug.ts';
+import { SidecarError } from '../diagnostics/diagnosticLine.ts';
 import { ProviderTurnDiagnostics, type ProviderTurnSnapshot } from '../diagnostics/providerTurnDiagnostics.ts';
 import { createCanUseTool } from '../interaction/canUseTool.ts';
 import { InteractiveRegistry, TOOL_USE_ABORTED } from '../interaction/interactiveRegistry.ts';
@@ -42,7 +43,7 @@ import { PromptQueue } from './promptQueue.ts';
 import type { TurnIdentityResolver } from './providerTurnIdentity.ts';
 import { ProviderTurnIdentityBarrier } from './providerTurnIdentity.ts';
 import { describeQueryEnd } from './queryFailure.ts';
-import { QueryGeneration } from './queryGeneration.ts';
+import { type InterruptOutcome, QueryGeneration } from './queryGeneration.ts';
 import { isTerminalConnectionError, terminalForResult } from './resultSettlement.ts';
 import { ResultWatchdog } from './resultWatchdog.ts';
 import { readResumeCursor, resumeCursor } from './resumeCursor.ts';
@@ -80,6 +81,7 @@ const SESSION_ENDED = 'Claude SDK session ended';
 const CONNECTION_LOST = 'Claude SDK connection lost';
 const SESSION_CLOSED = 'Claude SDK session closed';
 const QUERY_CLOSED = 'Claude SDK query is closed';
+const GUIDANCE_SUPERSEDED = 'Claude SDK guidance was superseded by a cancel of its turn';
 /** What a pending approval and a running tool call end with when their turn is canceled. */
 
 /**
@@ -120,11 +122,17 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   #lastAssistantUuid: string | undefined;
   #startOptions: ResolvedStartOptions | undefined;
   #guidanceInterruptPending = false;
+  /** The guidance waiting for its interrupt to be acknowledged, which a cancel of its turn supersedes. */
+  #pendingGuidance: { readonly turnId: string; readonly superseded: AbortController } | undefined;
+  /** Turn ids of the cancels that arrived and have not run yet (`''`: the active turn). */
+  readonly #cancelsQueued: string[] = [];
+  readonly #timers: RuntimeTimers;
   #closed = false;
 
   constructor(options: SessionRuntimeOptions) {
     const { payload } = options;
     const timers = { ...DEFAULT_RUNTIME_TIMERS, ...options.timers };
+    this.#timers = timers;
     this.agentSessionId = payload.agentSessionId;
     this.emit = options.emit;
     this.#queryFactory = options.queryFactory ?? sdkQueryFactory;
@@ -260,16 +268,36 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     setImmediate(() => this.#dispatch(turn, payload));
   }
 
+  /**
+   * Interrupts the active turn (bounded like a cancel's interrupt) and queues the guided prompt in the same
+   * Query. A cancel of that turn arriving meanwhile ends the wait at once, so it never waits behind it.
+   */
   async guide(payload: GuidePayload): Promise<void> {
     const turn = this.turns.active;
     const generation = this.#generations.current;
     if (!turn || !generation || generation.revoked) throw new Error('Claude SDK guidance requires an active turn');
+    if (this.#cancelsQueued.some((turnId) => turnId === '' || turnId === turn.turnId)) {
+      throw new SidecarError(GUIDANCE_SUPERSEDED);
+    }
+    const budgetMs = payload.interruptTimeoutMs ?? this.#timers.interruptTimeoutMs;
+    const superseded = new AbortController();
+    this.#pendingGuidance = { turnId: turn.turnId, superseded };
     this.#guidanceInterruptPending = true;
+    let outcome: InterruptOutcome;
     try {
-      await generation.query.interrupt?.();
-    } catch (error) {
+      outcome = await generation.interruptWithin(budgetMs, superseded.signal);
+    } finally {
+      this.#pendingGuidance = undefined;
+    }
+    if (outcome.kind !== 'fulfilled') {
+      // The turn goes on as it was; an interrupt Claude Code acts on later ends it like any interruption.
       this.#guidanceInterruptPending = false;
-      throw error;
+      if (outcome.kind === 'rejected') throw outcome.error;
+      throw new SidecarError(
+        outcome.kind === 'aborted'
+          ? GUIDANCE_SUPERSEDED
+          : `Claude SDK guidance interrupt was not acknowledged within ${budgetMs}ms`,
+      );
     }
     this.emit('guidance_interrupted', { turnId: turn.turnId });
     this.#settledRefresh.onPrompt();
@@ -285,7 +313,19 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     });
   }
 
+  /**
+   * A cancel arrived and waits its turn in this session's request order: a guidance of its turn waiting
+   * for its interrupt gives way at once, and one not started yet gives way when it starts.
+   */
+  cancelRequested(payload: CancelPayload): void {
+    this.#cancelsQueued.push(payload.turnId);
+    const guidance = this.#pendingGuidance;
+    if (guidance && (payload.turnId === '' || payload.turnId === guidance.turnId)) guidance.superseded.abort();
+  }
+
   cancel(payload: CancelPayload, context: RequestContext): Promise<CancelResult> {
+    const queued = this.#cancelsQueued.indexOf(payload.turnId);
+    if (queued >= 0) this.#cancelsQueued.splice(queued, 1);
     const host: ExactCancellationHost = {
       agentSessionId: this.agentSessionId,
       providerSessionId: this.#providerSessionId,

@@ -172,6 +172,21 @@ describe('parseRequestPayload', () => {
     );
   });
 
+  test('guide: an optional interrupt budget, a positive integer when present', () => {
+    assert.equal(ok(parseRequestPayload('guide', { agentSessionId: 's', prompt: 'x' })).interruptTimeoutMs, undefined);
+    assert.equal(
+      ok(parseRequestPayload('guide', { agentSessionId: 's', prompt: 'x', interruptTimeoutMs: 2500 }))
+        .interruptTimeoutMs,
+      2500,
+    );
+    for (const interruptTimeoutMs of [0, -1, 1.5, '1000']) {
+      assert.deepEqual(parseRequestPayload('guide', { agentSessionId: 's', interruptTimeoutMs }), {
+        ok: false,
+        error: 'guide interruptTimeoutMs must be a positive integer',
+      });
+    }
+  });
+
   test('stop_task falls back to the legacy parentToolUseId', () => {
     assert.equal(
       ok(parseRequestPayload('stop_task', { agentSessionId: 's', parentToolUseId: ' tool-1 ' })).toolCallId,
