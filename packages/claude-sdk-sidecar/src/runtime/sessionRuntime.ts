@@ -425,6 +425,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       this.turns.settle(turn, terminal);
       if (isTerminalConnectionError(result))
         this.#detach(generation, { active: CONNECTION_LOST, queued: CONNECTION_LOST });
+      else this.#background.onRootSettled();
     }
     this.#settledRefresh.afterResult({ result, turnId: turn.turnId, generation });
   }
