@@ -12,6 +12,7 @@ import {
   backgroundTasksChanged,
   errorResult,
   promptEcho,
+  streamEvent,
   successResult,
   taskNotificationSystem,
   taskStarted,
@@ -609,6 +610,87 @@ test('a cancel arriving while a guide waits for its interrupt supersedes the gui
   const answer = await cancel(h, 't1', { interruptTimeoutMs: 20, drainTimeoutMs: 1_000 });
   assert.deepEqual(answer, canceledInProvider('t1', correlation, 'streaming'));
   assert.deepEqual(terminalsOf(h, 't1'), ['turn_canceled']);
+  await h.runtime.close();
+});
+
+// --- stream stall budget ----------------------------------------------------------------------------------
+
+const STALL_TIMERS = { streamStallWarningMs: 30, streamStallBudgetMs: 100, interruptTimeoutMs: 60 };
+
+/** A turn whose API stream opened, streamed a first chunk and went silent. */
+async function stalledTurn(h: Harness): Promise<string> {
+  const correlation = await startedWithTurn(h);
+  h.query().push(promptEcho(correlation), streamEvent({ type: 'message_start', message: { id: 'msg_stall' } }));
+  h.query().push(textDelta('partial '));
+  await h.waitFor((event) => event.type === 'assistant_delta', 'the first chunk');
+  return correlation;
+}
+
+test('a silent open stream is reported every warning period and stopped at the budget with one stream_stalled failure', async () => {
+  const h = harness({ timers: STALL_TIMERS });
+  const correlation = await stalledTurn(h);
+  await h.poll(() => (h.query().calls.includes('interrupt') ? true : undefined), 'the stall interrupt');
+  const stalls = h.eventsOf('turn_stalled').map((event) => event.payload);
+  assert.ok(stalls.length >= 2, `turn_stalled every 30 ms before the 100 ms budget: ${JSON.stringify(stalls)}`);
+  assert.ok(stalls.every((payload) => payload.turnId === 't1' && typeof payload.silentMs === 'number'));
+  assert.deepEqual(terminalsOf(h, 't1'), [], 'no terminal before the interrupted result');
+  // What Claude Code sends for an interrupted stream (claude-code-offline.md §3).
+  h.query().push(
+    assistantText('partial ', { aborted: true }),
+    errorResult(['[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=null'], {
+      terminal_reason: 'aborted_streaming',
+    }),
+  );
+  const terminal = await h.terminalOf('t1');
+  assert.equal(terminal.type, 'turn_failed');
+  assert.equal(terminal.payload.code, 'stream_stalled');
+  assert.equal(terminal.payload.providerTurnId, correlation);
+  assert.match(String(terminal.payload.error), /^Claude API stream stalled: no data for \d+ms/);
+  await delay(150);
+  assert.deepEqual(terminalsOf(h, 't1'), ['turn_failed'], 'exactly one terminal');
+  assert.deepEqual(h.query().calls, ['interrupt'], 'no retry, no close: the Query goes on');
+  assert.equal(h.queries.length, 1);
+
+  await h.runtime.exec(execPayload('t2'));
+  const [, next] = await h.query().waitForPrompts(2);
+  h.query().push(promptEcho(next?.uuid ?? ''), assistantText('fine now'), successResult());
+  assert.equal((await h.terminalOf('t2')).type, 'turn_completed', 'the next prompt works in the same Query');
+  await h.runtime.close();
+});
+
+test('a stall whose interrupt is not acknowledged takes the Query out of service; the next prompt gets a new one', async () => {
+  const h = harness({ timers: STALL_TIMERS });
+  await stalledTurn(h);
+  h.query().interruptBehavior = 'hang';
+  const terminal = await h.terminalOf('t1');
+  assert.equal(terminal.type, 'turn_failed');
+  assert.equal(terminal.payload.code, 'stream_stalled');
+  await h.poll(() => (h.query().calls.includes('close') ? true : undefined), 'the stuck Query is closed');
+  await h.runtime.exec(execPayload('t2'));
+  const next = await h.nextQuery(1);
+  const [prompt] = await next.waitForPrompts(1);
+  next.push(promptEcho(prompt?.uuid ?? ''), assistantText('fresh'), successResult());
+  assert.equal((await h.terminalOf('t2')).type, 'turn_completed');
+  assert.equal(next.options.resume, h.query().options.sessionId ?? h.query().options.resume, 'it resumes the session');
+  await h.runtime.close();
+});
+
+test('a running tool is no stall, and a stream that ends in time is never stopped', async () => {
+  const h = harness({ timers: STALL_TIMERS });
+  const correlation = await startedWithTurn(h);
+  h.query().push(
+    promptEcho(correlation),
+    streamEvent({ type: 'message_start', message: { id: 'msg_tool' } }),
+    toolUse('toolu_quiet', 'Bash', { command: 'python3 -c "import time; time.sleep(600)"' }),
+    streamEvent({ type: 'message_delta', delta: { stop_reason: 'tool_use' } }),
+    streamEvent({ type: 'message_stop' }),
+  );
+  await h.waitFor((event) => event.type === 'tool_started', 'the quiet tool');
+  await delay(250);
+  assert.deepEqual(h.eventsOf('turn_stalled'), [], 'a quiet tool for longer than the budget');
+  assert.deepEqual(h.query().calls, []);
+  h.query().push(successResult());
+  assert.equal((await h.terminalOf('t1')).type, 'turn_completed');
   await h.runtime.close();
 });
 

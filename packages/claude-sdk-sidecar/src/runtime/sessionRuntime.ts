@@ -60,6 +60,7 @@ import {
 import { asRecord, isRootMessage, rootPromptEcho, stringField, systemSubtype } from './sdkMessages.ts';
 import { SessionGoals } from './sessionGoals.ts';
 import { SettledSessionRefresh } from './settledSessionRefresh.ts';
+import { StreamStallGuard } from './streamStallGuard.ts';
 import { type RuntimeTurn, TurnLifecycle, type TurnTerminal } from './turnLifecycle.ts';
 
 export interface SessionRuntimeOptions {
@@ -108,6 +109,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   readonly #interactions = new InteractiveRegistry();
   readonly #permissionLedger = new SessionPermissionLedger();
   readonly #watchdog: ResultWatchdog;
+  readonly #stallGuard: StreamStallGuard;
   readonly #background: BackgroundTaskLifecycle;
   readonly #generations: GenerationLifecycle;
   readonly #settings: LiveSessionSettings;
@@ -189,6 +191,19 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       session: () => ({ providerSessionId: this.#providerSessionId, cwd: this.#cwd }),
     });
     this.#watchdog = new ResultWatchdog(timers.resultTimeoutMs, () => this.#onResultTimeout(timers.resultTimeoutMs));
+    this.#stallGuard = new StreamStallGuard(
+      {
+        emit: this.emit,
+        streamingTurn: () => this.turns.outputTarget(),
+        currentGeneration: () => this.#generations.current,
+        detach: (generation, terminal) => this.#detach(generation, { active: terminal, queued: SESSION_ENDED }),
+      },
+      {
+        warningMs: timers.streamStallWarningMs,
+        budgetMs: timers.streamStallBudgetMs,
+        interruptTimeoutMs: timers.interruptTimeoutMs,
+      },
+    );
     this.#background = new BackgroundTaskLifecycle({
       emit: this.emit,
       startTimeoutMs: timers.continuationStartTimeoutMs,
@@ -339,6 +354,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
         this.#barrier.abort();
         this.#interactions.rejectAll(TOOL_USE_ABORTED);
         this.#watchdog.disarm();
+        this.#stallGuard.disarm();
       },
     };
     return cancelExactTurn(host, payload, context);
@@ -389,6 +405,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     this.#barrier.abort();
     this.#interactions.rejectAll(SESSION_CLOSED);
     this.#watchdog.disarm();
+    this.#stallGuard.disarm();
     for (const cancelWarning of this.#identityWarnings.values()) cancelWarning();
     this.#identityWarnings.clear();
     try {
@@ -414,9 +431,10 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     this.projector.project(result, turn.turnId);
     const guided = this.#guidanceInterruptPending;
     this.#guidanceInterruptPending = false;
+    const stalled = this.#stallGuard.terminalFor(turn, result);
     // The interrupt that made room for guidance ends in this result; the Turn goes on with the guidance.
-    if (guided && result.subtype === 'error_during_execution') return;
-    const terminal = terminalForResult(result, this.#assistantErrors.get(turn.turnId));
+    if (guided && !stalled && result.subtype === 'error_during_execution') return;
+    const terminal = stalled ?? terminalForResult(result, this.#assistantErrors.get(turn.turnId));
     const taskNotification = asRecord(result.origin)?.kind === 'task-notification';
     const succeeded = terminal.type === 'turn_completed';
     if (succeeded && !taskNotification) this.projector.completeBackgroundLaunches(turn.turnId);
@@ -451,6 +469,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
 
   observeSession(message: SDKMessage): void {
     if (this.turns.active) this.#watchdog.observe(message);
+    if (this.turns.outputTarget()) this.#stallGuard.observe(message);
     if (message.type !== 'result' || !isRootMessage(message)) this.#background.observe(message);
     if (systemSubtype(message) !== 'init') return;
     const model = stringField(message as Record<string, unknown>, 'model');
@@ -606,11 +625,12 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
    * held: the one Claude Code was working on with `errors.active`, the ones behind it with `errors.queued`.
    * The session stays resumable; the next Turn starts a fresh Query with `resume`.
    */
-  #detach(generation: QueryGeneration, errors: { active: string; queued: string }): void {
+  #detach(generation: QueryGeneration, errors: { active: string | TurnTerminal; queued: string }): void {
     this.#generations.release(generation);
     this.#background.reset();
     this.#barrier.abort();
     this.#watchdog.disarm();
+    this.#stallGuard.disarm();
     this.#interactions.rejectAll(SESSION_ENDED);
     this.#generations.discard(generation);
     let first = true;
@@ -619,7 +639,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       const error = first ? errors.active : errors.queued;
       first = false;
       if (turn.canceling) continue;
-      this.turns.settle(turn, { type: 'turn_failed', error });
+      this.turns.settle(turn, typeof error === 'string' ? { type: 'turn_failed', error } : error);
     }
   }
 
@@ -660,7 +680,10 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     this.#disarmIdentityWarning(turn);
     this.#assistantErrors.delete(turn.turnId);
     this.#goals.turnSettled(turn);
-    if (!this.turns.active) this.#watchdog.disarm();
+    if (!this.turns.active) {
+      this.#watchdog.disarm();
+      this.#stallGuard.disarm();
+    }
     if (this.turns.idle && !this.#closed) this.#generations.armIdle();
     this.emit('session_state', this.#sessionSnapshot());
   }

@@ -28,7 +28,7 @@ export interface ScriptedModel {
   close(): Promise<void>;
 }
 
-const casePattern = /\[case:(\d+)\]/;
+const casePattern = /\[case:(\d+)\]/g;
 const closingText: MockReply = { content: [{ type: 'text', text: 'Done with the tool.' }] };
 
 export async function startScriptedModel(): Promise<ScriptedModel> {
@@ -36,7 +36,9 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   const mock: MockAnthropic = await startMockAnthropic({
     rules: [
       (view) => {
-        const tag = casePattern.exec(view.lastUserText)?.[1];
+        // After an interrupted request Claude Code merges the unanswered prompt into the next one: the last
+        // tag is the prompt this request is for.
+        const tag = [...view.lastUserText.matchAll(casePattern)].at(-1)?.[1];
         const script = tag === undefined ? undefined : scripts.get(tag);
         if (!script) return undefined;
         if (view.isNewPrompt) return script.prompt;
