@@ -7,16 +7,18 @@ import { allowApproval, assertOk, type ControlSession, openControlSession } from
 import { bashCall } from './scriptedModel.ts';
 
 /*
- * The stall budget (issue 11) through the real sidecar process and the real Claude Code binary against
- * mock-anthropic: an API stream that is open and silent is reported with `turn_stalled` every warning
- * period and stopped at the budget with one `turn_failed {code: 'stream_stalled'}`, without a retry; a tool
- * that is quiet for longer than the budget is no stall. Small timers (1 s warnings, 3.5 s budget) keep it fast.
+ * API stream faults (issue 11) through the real sidecar process and the real Claude Code binary against
+ * mock-anthropic. The stall budget: an API stream that is open and silent is reported with `turn_stalled`
+ * every warning period and stopped at the budget with one `turn_failed {code: 'stream_stalled'}`, without a
+ * retry; a tool that is quiet for longer than the budget is no stall. Small timers (1 s warnings, 3.5 s
+ * budget) keep it fast. A stream cut mid-answer: Claude Code retries it, and the cut partial ends with
+ * `assistant_failed`, never as a second answer.
  */
 
 const WARNING_MS = 1_000;
 const BUDGET_MS = 3_500;
 
-describe('stream stall budget through the real sidecar and Claude Code', () => {
+describe('API stream faults through the real sidecar and Claude Code', () => {
   let session: ControlSession;
 
   before(async () => {
@@ -85,6 +87,12 @@ describe('stream stall budget through the real sidecar and Claude Code', () => {
     });
     assert.ok(session.eventsOf('assistant_delta', turnId).length > 0, 'precondition: the first chunk streamed');
     assertStoppedForStall(turnId, prompt, terminal);
+    assert.deepEqual(
+      session.eventsOf('assistant_failed', turnId).map((line) => line.payload.content),
+      ['partial '],
+      'the interrupted partial ends failed',
+    );
+    assert.deepEqual(session.eventsOf('assistant_completed', turnId), [], 'nothing of it reads as an answer');
     await assertSessionGoesOn('after-silent-chunk');
     assert.equal(claude(), before, 'the interrupted Query went on serving the session');
   });
@@ -105,6 +113,49 @@ describe('stream stall budget through the real sidecar and Claude Code', () => {
     const terminal = await session.waitForTerminal(turnId, 30_000);
     assert.equal(terminal.type, 'turn_completed', JSON.stringify(terminal.payload));
     assert.deepEqual(session.eventsOf('turn_stalled', turnId), [], 'a running tool has no open stream');
+  });
+
+  it('a stream cut mid-answer and retried by Claude Code: the partial ends failed, the full answer completes', async () => {
+    const turnId = newTurnId('cut');
+    let attempts = 0;
+    const prompt = session.model.prompt('Answer, if the line holds.', {
+      prompt: () => {
+        attempts += 1;
+        return attempts === 1
+          ? // message_start, content_block_start and three deltas, then the connection drops.
+            {
+              content: [{ type: 'text', text: 'partial answer that is cut', chunkSize: 8, chunkDelayMs: 40 }],
+              cutOffAfterEvents: 5,
+            }
+          : { content: [{ type: 'text', text: 'The full answer, after the retry.', chunkSize: 8 }] };
+      },
+    });
+    assertOk(await session.exec(turnId, prompt), 'exec');
+    const terminal = await session.waitForTerminal(turnId, 30_000);
+    assert.equal(terminal.type, 'turn_completed', JSON.stringify(terminal.payload));
+    assert.equal(attempts, 2, 'Claude Code retried the cut request once');
+
+    const failed = session.eventsOf('assistant_failed', turnId).map((line) => line.payload);
+    const completed = session.eventsOf('assistant_completed', turnId).map((line) => line.payload);
+    assert.deepEqual(
+      completed.map((payload) => payload.content),
+      ['The full answer, after the retry.'],
+      'the only completed answer is the full one',
+    );
+    assert.equal(failed.length, 1, `the cut partial ends once, failed: ${JSON.stringify(failed)}`);
+    const partial = failed[0] as { messageId: string; content: string };
+    assert.ok('partial answer that is cut'.startsWith(partial.content) && partial.content.length > 0, partial.content);
+    assert.notEqual(partial.messageId, completed[0]?.messageId, 'the partial and the answer are different messages');
+    const partialDeltas = session
+      .eventsOf('assistant_delta', turnId)
+      .filter((line) => line.payload.messageId === partial.messageId);
+    assert.ok(partialDeltas.length > 0, 'the partial streamed before it was cut');
+    assert.equal(partialDeltas.at(-1)?.payload.snapshot, partial.content, 'it ends with what was streamed');
+    const failedAt = session.eventsOf('assistant_failed', turnId)[0]?.index ?? -1;
+    const answerStart = session
+      .eventsOf('assistant_delta', turnId)
+      .find((line) => line.payload.messageId === completed[0]?.messageId)?.index;
+    assert.ok(answerStart !== undefined && failedAt < answerStart, 'the partial is closed before the retry streams');
   });
 
   it('wrote only well-formed protocol lines whose events match their schemas', () => {
