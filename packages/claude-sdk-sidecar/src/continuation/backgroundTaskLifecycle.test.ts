@@ -198,15 +198,20 @@ describe('BackgroundTaskLifecycle: level signal', () => {
   });
 });
 
+/** turn-1 launches the background Bash task `sh` and settles with its own result. */
+function launchAndSettle(lifecycle: BackgroundTaskLifecycle, turns: FakeTurns): void {
+  turns.startUserTurn('turn-1');
+  lifecycle.observe(level(['sh', 'local_bash']));
+  lifecycle.observe(taskStarted('sh', 'local_bash'));
+  assert.equal(lifecycle.onRootResult(SUCCESS), 'settle');
+  turns.settleActive();
+}
+
 describe('BackgroundTaskLifecycle: continuations', () => {
   it('reserves one synthetic turn for a follow-up signalled after the root settled and ends it at idle', () => {
     const { lifecycle, turns, timers, take } = setup();
     // The observed background Bash sequence (claude-code-offline §5).
-    turns.startUserTurn('turn-1');
-    lifecycle.observe(level(['sh', 'local_bash']));
-    lifecycle.observe(taskStarted('sh', 'local_bash'));
-    assert.equal(lifecycle.onRootResult(SUCCESS), 'settle');
-    turns.settleActive();
+    launchAndSettle(lifecycle, turns);
     lifecycle.observe(idle());
     take();
 
@@ -256,11 +261,7 @@ describe('BackgroundTaskLifecycle: continuations', () => {
 
   it("never retains a later user turn for an earlier turn's background work: the follow-up runs after it", () => {
     const { lifecycle, turns, timers, take } = setup();
-    turns.startUserTurn('turn-1');
-    lifecycle.observe(level(['sh', 'local_bash']));
-    lifecycle.observe(taskStarted('sh', 'local_bash'));
-    assert.equal(lifecycle.onRootResult(SUCCESS), 'settle');
-    turns.settleActive();
+    launchAndSettle(lifecycle, turns);
     lifecycle.onRootSettled();
     lifecycle.observe(idle());
     // The next user turn starts before the job ends; the job's notification arrives while it runs.
