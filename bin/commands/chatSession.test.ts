@@ -13,6 +13,7 @@ import { createChatRenderer } from './chatRenderer.ts';
 import { CANCEL_BUDGETS, ChatSession } from './chatSession.ts';
 import { approvalOptions, interactionRequest } from './interactionTestSupport.ts';
 import { LineReader } from './lineReader.ts';
+import { plainText } from './terminalText.ts';
 
 interface Request {
   id: string;
@@ -63,7 +64,7 @@ class FakeSidecar {
   }
 }
 
-function setup() {
+function setup(options: { interactive?: boolean } = {}) {
   const [clientEnd, sidecarEnd] = createLinkedLineTransports();
   const sidecar = new FakeSidecar(sidecarEnd);
   const client = new SidecarClient(clientEnd, { defaultTimeoutMs: 2_000 });
@@ -75,13 +76,14 @@ function setup() {
     agentSessionId: 'session-1',
     reader,
     renderer: createChatRenderer({
-      write: (text) => {
-        output += text;
+      write: (segments) => {
+        output += plainText(segments);
       },
     }),
     showPrompt: (prompt, purpose) => {
       prompts.push(`${purpose}:${prompt}`);
     },
+    interactive: options.interactive,
   });
   return { sidecar, client, reader, session, output: () => output, prompts };
 }
@@ -118,7 +120,7 @@ test('a typed line becomes an exec with a fresh turn id; the next prompt waits f
   sidecar.emit('turn_completed', { turnId: String(second.payload.turnId), stopReason: 'end_turn' });
   await within(running, 'the chat after EOF');
   assert.match(output(), /^Hi!\n— done \(end_turn\)/);
-  assert.deepEqual(prompts, ['message:› ', 'message:› ', 'message:› ']);
+  assert.deepEqual(prompts, ['message:› ', 'message:› '], 'no prompt once input has ended');
 });
 
 test('an approval is asked inline and the typed key is submitted for that request', async () => {
@@ -226,4 +228,37 @@ test('Ctrl-C at the prompt, /quit and the sidecar going away each end the chat',
   await third.sidecar.waitFor('exec');
   await third.client.close();
   await within(chatting, 'the chat after the sidecar closed');
+});
+
+test('at a terminal, a line typed ahead during a turn is the next message, never the answer to an approval', async () => {
+  const { sidecar, reader, session, output, prompts } = setup({ interactive: true });
+  sidecar.onRequest = (request) =>
+    request.type === 'submit_interactive' ? sidecar.ok(request, { disposition: 'answered' }) : sidecar.ok(request);
+  const running = session.run();
+  reader.push('run something');
+  const exec = await sidecar.waitFor('exec');
+  const turnId = String(exec.payload.turnId);
+  assert.equal(session.busy, true);
+  // Typed while the answer streams, before the approval is shown.
+  reader.push('a');
+  const input = { toolName: 'Bash', command: 'rm -rf build' };
+  sidecar.emit(
+    'approval_requested',
+    interactionRequest({ turnId, requestId: 'req-1', toolName: 'Bash', input, options: approvalOptions }),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  assert.equal(sidecar.requests.filter((request) => request.type === 'submit_interactive').length, 0);
+  reader.push('r');
+  const submit = await sidecar.waitFor('submit_interactive');
+  assert.equal(submit.payload.optionId, 'reject');
+  sidecar.emit('turn_completed', { turnId, stopReason: 'end_turn' });
+  const next = await sidecar.waitFor('exec', 2);
+  assert.equal(next.payload.prompt, 'a');
+  reader.end();
+  sidecar.emit('turn_completed', { turnId: String(next.payload.turnId), stopReason: 'end_turn' });
+  await within(running, 'the chat');
+  assert.equal(session.busy, false);
+  assert.match(output(), /— done \(end_turn\)[^\n]*\n› a\n/, 'the typed-ahead message is shown as it is sent');
+  // The typed-ahead message needs no prompt of its own; after it input has ended.
+  assert.deepEqual(prompts, ['message:› ', 'answer:Allow for [s]ession / [A]llow / [R]eject > ']);
 });
