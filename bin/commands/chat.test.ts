@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { descendants, isAlive } from '@outrigger/claude-sdk-sidecar/testing';
-import { assertAllGone, demoChatEnv, OUTRIGGER } from './chatProcessTestSupport.ts';
+import { descendants } from '@outrigger/claude-sdk-sidecar/testing';
+import { assertCleanExit, cleanUpChatProcess, demoChatEnv, OUTRIGGER } from './chatProcessTestSupport.ts';
 
 test('the chat talks to the demo model through the real sidecar and exits 0 on EOF, leaving no child', async () => {
   const home = await mkdtemp(join(tmpdir(), 'outrigger-chat-'));
@@ -34,11 +34,7 @@ test('the chat talks to the demo model through the real sidecar and exits 0 on E
     }
     processes = descendants(child.pid ?? -1);
 
-    const timeout = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    const [code] = await exited;
-    clearTimeout(timeout);
-
-    assert.equal(code, 0, `exit code; output:\n${stdout}\n${stderr}`);
+    await assertCleanExit(child, exited, processes, () => `${stdout}\n${stderr}`);
     assert.match(stdout, /DEMO MODEL — offline scripted answers: no Claude credential was found/);
     assert.match(stdout, /markdown +a streamed formatted answer/);
     // The demo model's fallback answer, streamed and rendered (no markdown markers; piped, no styles
@@ -48,12 +44,7 @@ test('the chat talks to the demo model through the real sidecar and exits 0 on E
     assert.doesNotMatch(stdout, /\x1b/);
     assert.match(stdout, /— done \(end_turn\) · \d+\.\d s · 0 tool calls/);
     assert.equal(stderr, '');
-    // The sidecar and its Claude Code child were running, and are gone now.
-    assert.ok(processes.length >= 2, `expected the sidecar and Claude Code below the chat, saw ${processes.length}`);
-    await assertAllGone(processes);
   } finally {
-    if (child.exitCode === null) child.kill('SIGKILL');
-    for (const pid of processes) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-    await rm(home, { recursive: true, force: true });
+    await cleanUpChatProcess(child, processes, home);
   }
 });

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { isAlive } from '@outrigger/claude-sdk-sidecar/testing';
 
@@ -24,4 +26,34 @@ export async function assertAllGone(pids: readonly number[]): Promise<void> {
   const deadline = Date.now() + 5_000;
   while (pids.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   assert.deepEqual(pids.filter(isAlive), [], 'processes left behind');
+}
+
+/**
+ * Waits for the chat process to exit (killing it after `timeoutMs`), asserts exit code 0, and that the
+ * processes it ran (the sidecar and Claude Code, seen below it while it chatted) are gone.
+ */
+export async function assertCleanExit(
+  child: ChildProcess,
+  exited: Promise<unknown[]>,
+  processes: readonly number[],
+  transcript: () => string,
+  timeoutMs = 90_000,
+): Promise<void> {
+  const timeout = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const [code] = await exited;
+  clearTimeout(timeout);
+  assert.equal(code, 0, `exit code; transcript:\n${transcript()}`);
+  assert.ok(processes.length >= 2, `expected the sidecar and Claude Code below the chat, saw ${processes.length}`);
+  await assertAllGone(processes);
+}
+
+/** After the test, pass or fail: nothing it started survives, and its home directory goes. */
+export async function cleanUpChatProcess(
+  child: ChildProcess,
+  processes: readonly number[],
+  home: string,
+): Promise<void> {
+  if (child.exitCode === null) child.kill('SIGKILL');
+  for (const pid of processes) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  await rm(home, { recursive: true, force: true });
 }

@@ -88,6 +88,25 @@ function setup(options: { interactive?: boolean } = {}) {
   return { sidecar, client, reader, session, output: () => output, prompts };
 }
 
+/** Runs the chat and sends a first message; submits are answered `answered`. Resolves with the turn's id. */
+async function startTurn(t: ReturnType<typeof setup>): Promise<{ running: Promise<void>; turnId: string }> {
+  t.sidecar.onRequest = (request) =>
+    request.type === 'submit_interactive' ? t.sidecar.ok(request, { disposition: 'answered' }) : t.sidecar.ok(request);
+  const running = t.session.run();
+  t.reader.push('run something');
+  const exec = await t.sidecar.waitFor('exec');
+  return { running, turnId: String(exec.payload.turnId) };
+}
+
+/** The sidecar asks a Bash approval (request `req-1`) for `command` in that turn. */
+function emitApproval(t: ReturnType<typeof setup>, turnId: string, command: string): void {
+  const input = { toolName: 'Bash', command };
+  t.sidecar.emit(
+    'approval_requested',
+    interactionRequest({ turnId, requestId: 'req-1', toolName: 'Bash', input, options: approvalOptions }),
+  );
+}
+
 async function within<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
@@ -124,18 +143,10 @@ test('a typed line becomes an exec with a fresh turn id; the next prompt waits f
 });
 
 test('an approval is asked inline and the typed key is submitted for that request', async () => {
-  const { sidecar, reader, session, output } = setup();
-  sidecar.onRequest = (request) =>
-    request.type === 'submit_interactive' ? sidecar.ok(request, { disposition: 'answered' }) : sidecar.ok(request);
-  const running = session.run();
-  reader.push('run something');
-  const exec = await sidecar.waitFor('exec');
-  const turnId = String(exec.payload.turnId);
-  const input = { toolName: 'Bash', command: 'touch x' };
-  sidecar.emit(
-    'approval_requested',
-    interactionRequest({ turnId, requestId: 'req-1', toolName: 'Bash', input, options: approvalOptions }),
-  );
+  const t = setup();
+  const { sidecar, reader, output } = t;
+  const { running, turnId } = await startTurn(t);
+  emitApproval(t, turnId, 'touch x');
   reader.push('what?');
   reader.push('s');
   const submit = await sidecar.waitFor('submit_interactive');
@@ -231,21 +242,13 @@ test('Ctrl-C at the prompt, /quit and the sidecar going away each end the chat',
 });
 
 test('at a terminal, a line typed ahead during a turn is the next message, never the answer to an approval', async () => {
-  const { sidecar, reader, session, output, prompts } = setup({ interactive: true });
-  sidecar.onRequest = (request) =>
-    request.type === 'submit_interactive' ? sidecar.ok(request, { disposition: 'answered' }) : sidecar.ok(request);
-  const running = session.run();
-  reader.push('run something');
-  const exec = await sidecar.waitFor('exec');
-  const turnId = String(exec.payload.turnId);
+  const t = setup({ interactive: true });
+  const { sidecar, reader, session, output, prompts } = t;
+  const { running, turnId } = await startTurn(t);
   assert.equal(session.busy, true);
   // Typed while the answer streams, before the approval is shown.
   reader.push('a');
-  const input = { toolName: 'Bash', command: 'rm -rf build' };
-  sidecar.emit(
-    'approval_requested',
-    interactionRequest({ turnId, requestId: 'req-1', toolName: 'Bash', input, options: approvalOptions }),
-  );
+  emitApproval(t, turnId, 'rm -rf build');
   await new Promise((resolve) => setTimeout(resolve, 30));
   assert.equal(sidecar.requests.filter((request) => request.type === 'submit_interactive').length, 0);
   reader.push('r');

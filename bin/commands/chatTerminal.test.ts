@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { descendants, isAlive } from '@outrigger/claude-sdk-sidecar/testing';
-import { assertAllGone, demoChatEnv, OUTRIGGER } from './chatProcessTestSupport.ts';
+import { descendants } from '@outrigger/claude-sdk-sidecar/testing';
+import { assertCleanExit, cleanUpChatProcess, demoChatEnv, OUTRIGGER } from './chatProcessTestSupport.ts';
 
 /** util-linux `script` gives the chat a real pseudo-terminal: raw keys, echo, line editing, Ctrl-C as a key. */
 const hasScript = process.platform === 'linux' && spawnSync('script', ['--version']).status === 0;
@@ -84,16 +84,9 @@ test('in a terminal: typing stays out of the streaming answer, Ctrl-C cancels, t
     type('\x03');
     at = await waitFor(/— canceled/, at);
 
-    const timeout = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    const [code] = await exited;
-    clearTimeout(timeout);
-    assert.equal(code, 0, `exit code; screen:\n${visible(output)}`);
+    await assertCleanExit(child, exited, processes, () => visible(output));
     assert.doesNotMatch(output, /ERR_USE_AFTER_CLOSE|Error:/);
-    assert.ok(processes.length >= 2, `expected the sidecar and Claude Code below the chat, saw ${processes.length}`);
-    await assertAllGone(processes);
   } finally {
-    if (child.exitCode === null) child.kill('SIGKILL');
-    for (const pid of processes) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-    await rm(home, { recursive: true, force: true });
+    await cleanUpChatProcess(child, processes, home);
   }
 });
