@@ -112,8 +112,15 @@ test('answers render as markdown while they stream; thinking stays plain', () =>
   assert.equal(output(), 'thinking: maybe **this**\nResult\n• a b\n1. c\n');
 });
 
-test('a tool whose input the transcript shows otherwise (the plan) gets no input summary', () => {
+test('the plan tool shows as its checklist only, unless it fails; a question shows no input summary', () => {
   const { renderer, output } = setup();
-  renderer.render(tool('tool_started', { name: 'TodoWrite', input: { todos: [{ content: 'x', status: 'pending' }] } }));
-  assert.equal(output(), '▸ TodoWrite\n');
+  renderer.beginTurn('t1');
+  const todo = { name: 'TodoWrite', input: { todos: [{ content: 'x', status: 'pending' }] } };
+  renderer.render(tool('tool_started', todo));
+  renderer.render(tool('tool_completed', todo));
+  renderer.render(tool('tool_started', { ...todo, toolCallId: 'toolu_2' }));
+  renderer.render(tool('tool_failed', { ...todo, toolCallId: 'toolu_2', error: 'bad todos' }));
+  renderer.render(tool('tool_started', { name: 'AskUserQuestion', input: { questions: [{ question: 'Which?' }] } }));
+  renderer.render({ type: 'turn_completed', payload: { turnId: 't1', stopReason: 'end_turn' } });
+  assert.equal(output(), '✗ TodoWrite bad todos\n▸ AskUserQuestion\n— done (end_turn) · 0.0 s · 3 tool calls\n');
 });

@@ -20,8 +20,10 @@ export interface ChatRenderer {
 
 const PLAN_MARKS: Record<string, string> = { completed: '[x]', in_progress: '[~]' };
 
-/** Tools whose input the transcript shows in its own way (the plan, the question), not as a summary. */
-const SHOWN_ELSEWHERE: ReadonlySet<string> = new Set(['TodoWrite', 'AskUserQuestion', 'ExitPlanMode']);
+/** Tools whose input the transcript shows in its own way (the question, the plan to approve), not as a summary. */
+const SHOWN_ELSEWHERE: ReadonlySet<string> = new Set(['AskUserQuestion', 'ExitPlanMode']);
+/** The plan tool: its `plan_updated` checklist is the whole story; only a failure gets a line of its own. */
+const PLAN_TOOL = 'TodoWrite';
 
 export function createChatRenderer(options: ChatRendererOptions): ChatRenderer {
   const now = options.now ?? (() => performance.now());
@@ -93,6 +95,7 @@ export function createChatRenderer(options: ChatRendererOptions): ChatRenderer {
         case 'tool_started': {
           const turn = turns.get(event.payload.turnId);
           if (turn) turn.toolCalls++;
+          if (event.payload.name === PLAN_TOOL) return;
           const detail = SHOWN_ELSEWHERE.has(event.payload.name) ? '' : toolSummary(event.payload.input);
           toolLine(styled('cyan', '▸'), event.payload, detail);
           return;
@@ -101,6 +104,7 @@ export function createChatRenderer(options: ChatRendererOptions): ChatRenderer {
           // The hook's provisional completion and the canonical one describe the same call.
           if (completedTools.has(event.payload.toolCallId)) return;
           completedTools.add(event.payload.toolCallId);
+          if (event.payload.name === PLAN_TOOL) return;
           toolLine(styled('green', '✓'), event.payload, '');
           return;
         case 'tool_failed':

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import {
   createLinkedLineTransports,
@@ -13,6 +14,7 @@ import { createChatRenderer } from './chatRenderer.ts';
 import { CANCEL_BUDGETS, ChatSession } from './chatSession.ts';
 import { approvalOptions, interactionRequest } from './interactionTestSupport.ts';
 import { LineReader } from './lineReader.ts';
+import { TerminalConsole } from './terminalConsole.ts';
 import { plainText } from './terminalText.ts';
 
 interface Request {
@@ -70,6 +72,17 @@ function setup(options: { interactive?: boolean } = {}) {
   const client = new SidecarClient(clientEnd, { defaultTimeoutMs: 2_000 });
   const reader = new LineReader();
   let output = '';
+  /** The same transcript as a colour terminal receives it, through the chat's console. */
+  let screen = '';
+  const terminalConsole = new TerminalConsole({
+    output: new Writable({
+      write(chunk, _encoding, callback) {
+        screen += String(chunk);
+        callback();
+      },
+    }),
+    color: true,
+  });
   const prompts: string[] = [];
   const session = new ChatSession({
     client,
@@ -78,6 +91,7 @@ function setup(options: { interactive?: boolean } = {}) {
     renderer: createChatRenderer({
       write: (segments) => {
         output += plainText(segments);
+        terminalConsole.write(segments);
       },
     }),
     showPrompt: (prompt, purpose) => {
@@ -85,7 +99,7 @@ function setup(options: { interactive?: boolean } = {}) {
     },
     interactive: options.interactive,
   });
-  return { sidecar, client, reader, session, output: () => output, prompts };
+  return { sidecar, client, reader, session, output: () => output, screen: () => screen, prompts };
 }
 
 /** Runs the chat and sends a first message; submits are answered `answered`. Resolves with the turn's id. */
@@ -265,3 +279,31 @@ test('at a terminal, a line typed ahead during a turn is the next message, never
   // The typed-ahead message needs no prompt of its own; after it input has ended.
   assert.deepEqual(prompts, ['message:› ', 'answer:Allow for [s]ession / [A]llow / [R]eject > ']);
 });
+
+test('nothing the model, a tool or the sidecar sends can put a control sequence on the screen', async () => {
+  const t = setup();
+  const { sidecar, reader, screen } = t;
+  const { running, turnId } = await startTurn(t);
+  const crafted = 'ls \x1b[2K\x1b[1A\r\x1b]0;title\x07\x9b31m\u202e';
+  sidecar.emit('assistant_delta', { turnId, messageId: 'm1', content: `**${crafted}**\n`, snapshot: '' });
+  sidecar.emit('assistant_completed', { turnId, messageId: 'm1', content: '' });
+  sidecar.emit('plan_updated', { turnId, entries: [{ id: '1', content: crafted, status: 'pending' }] });
+  emitApproval(t, turnId, `${crafted} && rm -rf ~`);
+  reader.push('r');
+  await sidecar.waitFor('submit_interactive');
+  sidecar.emit('turn_failed', { turnId, error: crafted });
+  reader.end();
+  await within(running, 'the chat');
+  // The only escape sequences left are the chat's own styles (SGR), and the crafted text is all visible.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for what reached the terminal
+  const withoutStyles = screen().replace(/\x1b\[[0-9;]*m/g, '');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for what reached the terminal
+  assert.doesNotMatch(withoutStyles, /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]/);
+  const shownCrafted = 'ls ␛[2K␛[1A␍␛]0;title␇\ufffd31m\ufffd';
+  assert.match(withoutStyles, new RegExp(`Claude wants to use Bash: ${escapeRegExp(shownCrafted)} && rm -rf ~\n`));
+  assert.equal(withoutStyles.split(shownCrafted).length - 1, 4, 'answer, plan, approval and failure each show it');
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
