@@ -90,15 +90,15 @@ test('run as an npm script, an option whose value npm split off is reported with
   const dir = await mkdtemp(join(tmpdir(), 'outrigger-npm-'));
   try {
     // `npm start --data-dir DIR`: npm keeps `true` and passes DIR on alone.
-    const lost = run(['chat', dir], {
-      env: { ...cleanEnv(), npm_lifecycle_event: 'start', npm_config_data_dir: 'true' },
-    });
+    const npmStart = { npm_lifecycle_event: 'start', npm_lifecycle_script: 'node bin/outrigger.ts start' };
+    const lost = run(['chat', dir], { env: { ...cleanEnv(), ...npmStart, npm_config_data_dir: 'true' } });
     assert.equal(lost.status, 2);
     assert.match(lost.stderr, /npm kept --data-dir for itself .*npm start -- --data-dir VALUE/);
     // A bare argument under npm gets the same hint.
-    const bare = run(['chat', dir], { env: { ...cleanEnv(), npm_lifecycle_event: 'outrigger' } });
+    const npmRun = { npm_lifecycle_event: 'outrigger', npm_lifecycle_script: 'node bin/outrigger.ts' };
+    const bare = run(['chat', dir], { env: { ...cleanEnv(), ...npmRun } });
     assert.equal(bare.status, 2);
-    assert.match(bare.stderr, /Unexpected argument .*npm run outrigger -- --option VALUE/);
+    assert.match(bare.stderr, /Unexpected argument .*npm run outrigger -- chat --option VALUE/);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

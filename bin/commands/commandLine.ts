@@ -32,7 +32,9 @@ export function parseCommandLine<O extends ParseArgsOptionsConfig>(
   const taken = npmTakenOptions(spec.options, env);
   if (taken.lost.length > 0) {
     const flags = taken.lost.map((name) => `--${name}`).join(', ');
-    return fail(`npm kept ${flags} for itself and passed the value on alone. ${npmHint(env, taken.lost[0])}`);
+    return fail(
+      `npm kept ${flags} for itself and passed the value on alone. ${npmHint(env, spec.name, taken.lost[0])}`,
+    );
   }
   let values: Record<string, unknown>;
   try {
@@ -43,7 +45,8 @@ export function parseCommandLine<O extends ParseArgsOptionsConfig>(
       allowPositionals: false,
     }));
   } catch (error) {
-    return fail(env.npm_lifecycle_event === undefined ? errorText(error) : `${errorText(error)}. ${npmHint(env)}`);
+    const hint = env.npm_lifecycle_event === undefined ? '' : `. ${npmHint(env, spec.name)}`;
+    return fail(`${errorText(error)}${hint}`);
   }
   if (values.help === true) {
     process.stdout.write(spec.usage);
@@ -53,10 +56,12 @@ export function parseCommandLine<O extends ParseArgsOptionsConfig>(
   return values as Values<O>;
 }
 
-/** How to write options so that an npm script receives them. */
-function npmHint(env: NodeJS.ProcessEnv, option = 'option'): string {
+/** How to write options so that the npm script running us receives them. */
+function npmHint(env: NodeJS.ProcessEnv, command: string, option = 'option'): string {
   const script = env.npm_lifecycle_event === 'start' ? 'npm start' : `npm run ${env.npm_lifecycle_event}`;
-  return `npm passes options on only after \`--\`: ${script} -- --${option} VALUE`;
+  // `npm start` runs `outrigger.ts start`; `npm run outrigger` runs `outrigger.ts` and needs the subcommand.
+  const namesCommand = /outrigger\.ts\s+\S/.test(env.npm_lifecycle_script ?? '');
+  return `npm passes options on only after \`--\`: ${script} -- ${namesCommand ? '' : `${command} `}--${option} VALUE`;
 }
 
 /**
