@@ -123,7 +123,7 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
     assert.deepEqual(toolEnds(toolCallId), ['tool_completed'], 'the tool ran exactly once');
     assert.deepEqual(
       session.eventsOf('approval_resolved', turnId).map((line) => line.payload),
-      [{ turnId, requestId, action: 'allow', optionId: 'allow', payload: {} }],
+      [{ turnId, requestId, action: 'allow', optionId: 'allow', payload: {}, agentSessionId: session.agentSessionId }],
     );
   });
 
@@ -145,7 +145,7 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
     assert.equal(existsSync(join(session.home.cwd, file)), false, 'the rejected command never ran');
     assert.deepEqual(
       session.eventsOf('approval_resolved', turnId).map((line) => line.payload),
-      [{ turnId, requestId, ...reject }],
+      [{ turnId, requestId, ...reject, agentSessionId: session.agentSessionId }],
     );
   });
 
@@ -209,7 +209,7 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
     );
     assert.deepEqual(
       session.eventsOf('user_input_resolved', turnId).map((line) => line.payload),
-      [{ turnId, requestId, ...answers }],
+      [{ turnId, requestId, ...answers, agentSessionId: session.agentSessionId }],
     );
   });
 

@@ -1,0 +1,12 @@
+export { type CallOptions, HostApiError, HostClient, type HostClientOptions } from './client/hostClient.ts';
+export { readSseFrames, type SseFrame } from './client/sseFrames.ts';
+export * from './errors.ts';
+export * from './events/hostEvents.ts';
+export * from './events/sessionEvents.ts';
+export * from './interactions.ts';
+export * from './limits.ts';
+export * from './messages.ts';
+export * from './routes.ts';
+export * from './sessions.ts';
+export * from './tasks.ts';
+export * from './turns.ts';

@@ -1,0 +1,168 @@
+import { configOptionSchema, contextWindowSchema } from '@outrigger/protocol/schemas';
+import { z } from 'zod';
+import { interactionSchema } from './interactions.ts';
+import { hostLimits } from './limits.ts';
+import { taskSchema } from './tasks.ts';
+import { messagesPageSchema, queuedPromptSchema, turnErrorSchema, turnViewSchema } from './turns.ts';
+
+/**
+ * Computed by the host, never by a client: `needs_input` while any interaction of the session is
+ * pending; otherwise `running` while a turn or background work is live; `failed` when its last turn
+ * failed and none has run since; otherwise `idle`.
+ */
+export const sessionStatuses = ['idle', 'running', 'needs_input', 'failed'] as const;
+export type SessionStatus = (typeof sessionStatuses)[number];
+
+/** `dontAsk` is left out: it would deny every prompt the host is there to answer. */
+export const permissionModes = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'auto'] as const;
+export type PermissionMode = (typeof permissionModes)[number];
+
+export const effortLevels = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+export type EffortLevel = (typeof effortLevels)[number];
+
+export const sessionSettingsSchema = z.object({
+  /** The user's selection; `default` when none was chosen. */
+  model: z.string(),
+  permissionMode: z.enum(permissionModes),
+  planMode: z.boolean(),
+  /** null: Claude Code's default. */
+  effort: z.enum(effortLevels).nullable(),
+});
+export type SessionSettings = z.output<typeof sessionSettingsSchema>;
+
+const title = z.string().trim().min(1).max(hostLimits.maxTitleChars);
+const model = z.string().trim().min(1).max(hostLimits.maxModelChars);
+
+export const createSessionBodySchema = z.strictObject({
+  /** An existing directory (under one of `--allow-root` when the host was given any). */
+  cwd: z.string().trim().min(1).max(hostLimits.maxCwdChars),
+  model: model.optional(),
+  permissionMode: z.enum(permissionModes).optional(),
+  planMode: z.boolean().optional(),
+  effort: z.enum(effortLevels).optional(),
+  title: title.optional(),
+});
+export type CreateSessionBody = z.output<typeof createSessionBodySchema>;
+
+export const patchSessionBodySchema = z.strictObject({ title });
+export type PatchSessionBody = z.output<typeof patchSessionBodySchema>;
+
+export const patchSettingsBodySchema = z
+  .strictObject({
+    model: model.optional(),
+    permissionMode: z.enum(permissionModes).optional(),
+    planMode: z.boolean().optional(),
+    effort: z.enum(effortLevels).optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, { error: 'nothing to change' });
+export type PatchSettingsBody = z.output<typeof patchSettingsBodySchema>;
+
+export const forkSessionBodySchema = z.strictObject({
+  /** The turn to fork at: the new session's transcript is the source's up to and including it. */
+  turnId: z.string().trim().min(1),
+  title: title.optional(),
+});
+export type ForkSessionBody = z.output<typeof forkSessionBodySchema>;
+
+export const sessionUsageSchema = z.object({
+  contextWindow: contextWindowSchema.nullable(),
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  /** Sum over the session's turns; null while no turn reported a cost. */
+  totalCostUsd: z.number().nullable(),
+});
+export type SessionUsage = z.output<typeof sessionUsageSchema>;
+
+/** One row of the sidebar. */
+export const sessionSummarySchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  cwd: z.string(),
+  status: z.enum(sessionStatuses),
+  /** `DELETE` closed it: history stays readable and forkable; it takes no more turns. */
+  closed: z.boolean(),
+  needsInputCount: z.number().int().nonnegative(),
+  runningTurnId: z.string().nullable(),
+  /** Why the session is `failed`. */
+  lastError: turnErrorSchema.nullable(),
+  model: z.string(),
+  permissionMode: z.enum(permissionModes),
+  forkedFrom: z.object({ sessionId: z.string(), turnId: z.string() }).nullable(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  /** Last prompt, output or status change. */
+  lastActivityAt: z.number(),
+});
+export type SessionSummary = z.output<typeof sessionSummarySchema>;
+
+export const sessionDetailSchema = sessionSummarySchema.extend({
+  providerSessionId: z.string(),
+  settings: sessionSettingsSchema,
+  /** The model Claude Code reports it uses (the selection may be `default`). */
+  effectiveModel: z.string().nullable(),
+  /** Choices the sidecar offers (the model catalogue); empty until Claude Code reported them. */
+  configOptions: z.array(configOptionSchema),
+  usage: sessionUsageSchema,
+});
+export type SessionDetail = z.output<typeof sessionDetailSchema>;
+
+/** Background work still running: a delegated Agent task or a `run_in_background` command. */
+export const backgroundTaskSchema = z.object({
+  tool_use_id: z.string(),
+  turnId: z.string(),
+  kind: z.enum(['agent', 'command']),
+  taskId: z.string().nullable(),
+  description: z.string().nullable(),
+  status: z.string(),
+  startedAt: z.number(),
+});
+export type BackgroundTask = z.output<typeof backgroundTaskSchema>;
+
+/**
+ * Everything a client needs to rebuild its view after a reload, consistent at `lastSeq`: apply the
+ * session stream with `after=lastSeq` on top and nothing is missed or shown twice.
+ */
+export const sessionSnapshotSchema = z.object({
+  session: sessionDetailSchema,
+  lastSeq: z.number().int().nonnegative(),
+  /** The running user turn, if any. */
+  openTurn: turnViewSchema.nullable(),
+  pendingInteractions: z.array(interactionSchema),
+  queuedPrompts: z.array(queuedPromptSchema),
+  backgroundTasks: z.array(backgroundTaskSchema),
+  tasks: z.array(taskSchema),
+  /** The newest page of the transcript (`hostLimits.messagesPageDefault` rows). */
+  messages: messagesPageSchema,
+});
+export type SessionSnapshot = z.output<typeof sessionSnapshotSchema>;
+
+export const sessionListQuerySchema = z.strictObject({
+  /** `1`/`true`: closed sessions too. */
+  includeClosed: z.enum(['0', '1', 'true', 'false']).optional(),
+});
+
+export const sessionListSchema = z.object({ sessions: z.array(sessionSummarySchema) });
+
+export const createSessionResponseSchema = z.object({
+  id: z.string(),
+  providerSessionId: z.string(),
+  session: sessionSummarySchema,
+});
+export type CreateSessionResponse = z.output<typeof createSessionResponseSchema>;
+
+export const forkSessionResponseSchema = createSessionResponseSchema;
+
+/** `GET /api/info`: what the UI needs before it shows anything. */
+export const hostInfoSchema = z.object({
+  version: z.string(),
+  /** `demo`: the scripted offline model (no credential was found); `anthropic`: Claude. */
+  modelBackend: z.enum(['demo', 'anthropic']),
+  /** Why that backend was chosen, in a sentence. */
+  modelBackendReason: z.string(),
+  /** Where a new session runs when the user does not pick a directory. */
+  defaultCwd: z.string(),
+  /** Empty: any existing directory. */
+  allowRoots: z.array(z.string()),
+  limits: z.record(z.string(), z.number()),
+});
+export type HostInfo = z.output<typeof hostInfoSchema>;
