@@ -79,7 +79,7 @@ export class CommitPublisher {
         // One unit may be at fault: commit them one by one so the others still go through, in order.
       }
       if (results !== undefined) {
-        results.forEach((result, index) => this.#publish(batch[index]!, result));
+        for (const [index, result] of results.entries()) this.#publish(batch[index]!, result);
         return;
       }
     }
