@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
-import type { Hono } from 'hono';
+import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
 
 export interface ListeningServer {
   readonly server: Server;
@@ -24,16 +23,14 @@ export class PortInUseError extends Error {
  * (the security guards need it). Nothing is served before the app exists: requests only arrive after
  * `listen` returned, and the app is made in the same tick.
  */
-export async function listenHost<A extends Hono>(
-  host: string,
-  port: number,
-  build: (port: number) => A,
-): Promise<ListeningServer & { app: A }> {
+export async function listenHost<
+  A extends { fetch(request: Request, env: HttpBindings): Response | Promise<Response> },
+>(host: string, port: number, build: (port: number) => A): Promise<ListeningServer & { app: A }> {
   let app: A | undefined;
   const server = createAdaptorServer({
     fetch: (request, env) => {
       if (app === undefined) return new Response(null, { status: 503 });
-      return app.fetch(request, env);
+      return app.fetch(request, env as HttpBindings);
     },
   }) as Server;
   await new Promise<void>((resolve, reject) => {

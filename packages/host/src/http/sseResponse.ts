@@ -5,6 +5,9 @@ export function sseFrame(event: string, data: unknown, id?: number): string {
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/** A pending batch this large is written at once rather than at the end of the tick. */
+const FLUSH_AT_CHARS = 64 * 1024;
+
 export type SseEndReason = 'closed' | 'slow_consumer' | 'shutdown' | 'client_gone' | 'done';
 
 export interface SseSource {
@@ -17,7 +20,7 @@ export interface SseSource {
 
 /**
  * Writes an SSE stream straight to the node response instead of through Hono's `streamSSE`, for three
- * reasons: frames written in one tick are coalesced into one socket write (`cork`), which the fan-out of
+ * reasons: frames written in one tick are coalesced into one socket write, which the fan-out of
  * durable events to many clients needs; `write()` returning false stops the pull from the event hub until
  * `drain`, so a slow client's backlog stays in the hub's bounded buffer, where it is cut as `slow_consumer`
  * instead of growing in this process; and nothing but our own JSON frames is ever written (`streamSSE`
@@ -35,18 +38,24 @@ export async function pumpSse(
     'x-accel-buffering': 'no',
     'x-content-type-options': 'nosniff',
   });
-  let corked = false;
   let waiting = false;
+  let pending = '';
+  let flushQueued = false;
+  const flush = () => {
+    flushQueued = false;
+    if (pending === '' || response.destroyed) return;
+    response.write(pending);
+    pending = '';
+  };
+  // Frames of one tick go out as one chunk; `false` when the socket's buffer is full (wait for `drain`).
   const write = (text: string): boolean => {
-    if (!corked) {
-      corked = true;
-      response.cork();
-      process.nextTick(() => {
-        corked = false;
-        response.uncork();
-      });
+    pending += text;
+    if (pending.length >= FLUSH_AT_CHARS) flush();
+    else if (!flushQueued) {
+      flushQueued = true;
+      process.nextTick(flush);
     }
-    return response.write(text);
+    return !response.writableNeedDrain;
   };
   let clientGone!: () => void;
   const gone = new Promise<'client_gone'>((resolve) => {
@@ -68,9 +77,15 @@ export async function pumpSse(
     for await (const frame of source.frames) {
       if (response.destroyed) break;
       if (!write(frame)) {
+        flush();
         waiting = true;
-        const drained = new Promise<'drain'>((resolve) => response.once('drain', () => resolve('drain')));
+        let onDrain!: () => void;
+        const drained = new Promise<'drain'>((resolve) => {
+          onDrain = () => resolve('drain');
+          response.once('drain', onDrain);
+        });
         const outcome = await Promise.race([drained, gone, source.ended]);
+        response.off('drain', onDrain);
         waiting = false;
         if (outcome !== 'drain') break;
       }
@@ -78,7 +93,7 @@ export async function pumpSse(
     if (response.destroyed) reason = 'client_gone';
     else {
       const ended = await Promise.race([source.ended, Promise.resolve('done' as const)]);
-      reason = ended === 'slow_consumer' || ended === 'shutdown' || ended === 'closed' ? ended : 'done';
+      reason = ended === 'slow_consumer' || ended === 'shutdown' ? ended : 'done';
     }
   } catch {
     reason = response.destroyed ? 'client_gone' : 'closed';
@@ -91,6 +106,7 @@ export async function pumpSse(
     // Its unread backlog would sit in this process; the client reconnects with its last id and catches up.
     response.destroy();
   } else if (!response.destroyed) {
+    flush();
     response.end(`: ${reason}\n\n`);
   }
   return reason;

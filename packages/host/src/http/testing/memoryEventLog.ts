@@ -6,7 +6,7 @@ type EndReason = 'closed' | 'slow_consumer' | 'shutdown';
 /**
  * An in-memory event log with live streams, for testing the HTTP layer without the store: a stream replays
  * what is stored after its seq, then follows appends; a consumer whose unread backlog passes `bufferLimit`
- * is cut with `slow_consumer`. (The host's real hub lives in `src/events/`.)
+ * is cut with `slow_consumer` (the replay does not count: it comes from storage). (The host's real hub lives in `src/events/`.)
  */
 export class MemoryEventLog<E extends Sequenced> {
   readonly events: E[] = [];
@@ -29,7 +29,8 @@ export class MemoryEventLog<E extends Sequenced> {
 
   open(afterSeq: number): EventStream<E> {
     const stream = new MemoryStream<E>(this.#bufferLimit, () => this.#streams.delete(stream));
-    for (const event of this.events) if (event.data.seq > afterSeq) stream.push(event);
+    // The replay comes from storage, not from the live buffer: only live events count against the limit.
+    for (const event of this.events) if (event.data.seq > afterSeq) stream.push(event, false);
     this.#streams.add(stream);
     return stream;
   }
@@ -45,6 +46,8 @@ class MemoryStream<E> implements EventStream<E> {
   readonly #limit: number;
   readonly #onEnd: () => void;
   #endedWith: EndReason | undefined;
+  /** Replayed events still at the front of the buffer. */
+  #replayed = 0;
   #resolveEnded!: (reason: EndReason) => void;
   #wake: (() => void) | undefined;
 
@@ -56,10 +59,11 @@ class MemoryStream<E> implements EventStream<E> {
     });
   }
 
-  push(event: E): void {
+  push(event: E, live = true): void {
     if (this.#endedWith !== undefined) return;
     this.#buffer.push(event);
-    if (this.#buffer.length > this.#limit) this.end('slow_consumer');
+    if (!live) this.#replayed += 1;
+    if (this.#buffer.length - this.#replayed > this.#limit) this.end('slow_consumer');
     this.#wake?.();
   }
 
@@ -81,6 +85,7 @@ class MemoryStream<E> implements EventStream<E> {
       while (true) {
         const next = this.#buffer.shift();
         if (next !== undefined) {
+          if (this.#replayed > 0) this.#replayed -= 1;
           yield next;
           continue;
         }
