@@ -1,10 +1,13 @@
 import type {
   AnswerInteractionBody,
   CancelTurnResponse,
+  CreateTaskBody,
   Interaction,
   PatchSettingsBody,
+  PatchTaskBody,
   PostTurnBody,
   PostTurnResponse,
+  Task,
   TurnError,
 } from '@outrigger/host-api';
 import {
@@ -265,6 +268,18 @@ export class HostSession {
     });
   }
 
+  createTask(body: Omit<CreateTaskBody, 'session_id'>): Promise<Task> {
+    return this.queue.run(() => this.#ledger.createUserTask(body));
+  }
+
+  updateTask(taskId: string, patch: PatchTaskBody): Promise<Task> {
+    return this.queue.run(() => this.#ledger.updateUserTask(taskId, patch));
+  }
+
+  deleteTask(taskId: string): Promise<void> {
+    return this.queue.run(() => this.#ledger.deleteUserTask(taskId));
+  }
+
   rename(title: string): Promise<void> {
     return this.queue.run(() => this.#ledger.rename(title));
   }
@@ -325,6 +340,14 @@ export class HostSession {
         await this.#dispatchNext();
       })
       .catch((error: unknown) => this.#logFailure('sidecar exit', error));
+  }
+
+  /**
+   * Invariant 8: what a previous run of the host left running is over (`interrupted`, one `done` each),
+   * what it left pending is superseded. Also what a shutdown does before it stops the sidecar.
+   */
+  recover(): Promise<void> {
+    return this.queue.run(() => this.#ledger.recoverAfterRestart());
   }
 
   /** After a restart: runs what was left queued, in order. */
@@ -515,7 +538,10 @@ export function isTerminalTurn(turn: TurnRecord): boolean {
 }
 
 /** `start` for a session: fresh, or restored from its resume cursor once Claude has its transcript. */
-export function startPayload(session: SessionRecord, restore: boolean): Record<string, unknown> {
+export function startPayload(
+  session: Pick<SessionRecord, 'id' | 'providerSessionId' | 'cwd' | 'settings' | 'resumeCursor'>,
+  restore: boolean,
+): Record<string, unknown> {
   const { settings } = session;
   const payload: Record<string, unknown> = {
     agentSessionId: session.id,

@@ -1,4 +1,11 @@
-import type { InteractionAnswer, PatchSettingsBody, TurnError } from '@outrigger/host-api';
+import type {
+  CreateTaskBody,
+  InteractionAnswer,
+  PatchSettingsBody,
+  PatchTaskBody,
+  Task,
+  TurnError,
+} from '@outrigger/host-api';
 import type { SidecarEvent } from '@outrigger/protocol';
 import type { SessionRecord, TurnRecord } from '../store/records.ts';
 import type { TurnDraft } from './turnInput.ts';
@@ -57,4 +64,8 @@ export interface SessionLedger {
   changeSettings(patch: PatchSettingsBody): Promise<void>;
   close(): Promise<void>;
   toolTimedOut(turnId: string, toolUseId: string, toolName: string, elapsedSeconds: number): Promise<void>;
+  /** User tasks (`source: 'user'`); the sync of the agent's plan never touches them. */
+  createUserTask(body: Omit<CreateTaskBody, 'session_id'>): Promise<Task>;
+  updateUserTask(taskId: string, patch: PatchTaskBody): Promise<Task>;
+  deleteUserTask(taskId: string): Promise<void>;
 }

@@ -1,4 +1,12 @@
-import type { Interaction, InteractionAnswer, PatchSettingsBody, TurnError } from '@outrigger/host-api';
+import type {
+  CreateTaskBody,
+  Interaction,
+  InteractionAnswer,
+  PatchSettingsBody,
+  PatchTaskBody,
+  Task,
+  TurnError,
+} from '@outrigger/host-api';
 import type { SidecarEvent } from '@outrigger/protocol';
 import type { ClientMessageHit } from '../../store/hostStore.ts';
 import type { AttachmentRecord, SessionRecord, TurnRecord } from '../../store/records.ts';
@@ -229,6 +237,37 @@ export class FakeLedger implements SessionLedger {
   async toolTimedOut(turnId: string, toolUseId: string): Promise<void> {
     this.#write();
     this.entries.push({ kind: 'tool_timeout', turnId, detail: toolUseId });
+  }
+
+  readonly tasks = new Map<string, Task>();
+
+  async createUserTask(body: Omit<CreateTaskBody, 'session_id'>): Promise<Task> {
+    this.#write();
+    const task: Task = {
+      id: `user-task-${this.tasks.size + 1}`,
+      session_id: this.sessionId,
+      title: body.title,
+      status: body.status ?? 'pending',
+      description: body.description ?? null,
+      sort_order: this.tasks.size,
+      source: 'user',
+      created_at: 0,
+      updated_at: 0,
+    };
+    this.tasks.set(task.id, task);
+    return task;
+  }
+
+  async updateUserTask(taskId: string, patch: PatchTaskBody): Promise<Task> {
+    this.#write();
+    const task = { ...this.tasks.get(taskId)!, ...patch } as Task;
+    this.tasks.set(taskId, task);
+    return task;
+  }
+
+  async deleteUserTask(taskId: string): Promise<void> {
+    this.#write();
+    this.tasks.delete(taskId);
   }
 
   /** The store reads the runtime makes, answered from the same state. */
