@@ -9,6 +9,10 @@ const commands: Record<string, Command> = {
     summary: 'chat with Claude Code through the sidecar in this terminal (demo model without ANTHROPIC_API_KEY)',
     run: async (argv) => (await import('./commands/start.ts')).runStartCommand(argv),
   },
+  serve: {
+    summary: 'run the host: durable sessions over HTTP + SSE and the web UI (prints the URL to open)',
+    run: async (argv) => (await import('./commands/serve.ts')).runServeCommand(argv),
+  },
   'mock-anthropic': {
     summary: 'run the scripted Anthropic Messages API (--port 0 --scenario FILE|demo)',
     run: async (argv) => (await import('@outrigger/mock-anthropic/cli')).runMockAnthropicCommand(argv),

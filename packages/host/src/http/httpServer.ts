@@ -11,8 +11,8 @@ export interface ListeningServer {
 
 export class PortInUseError extends Error {
   readonly port: number;
-  constructor(host: string, port: number) {
-    super(`port ${port} on ${host} is already in use`);
+  constructor(host: string, port: number, message = `port ${port} on ${host} is already in use`) {
+    super(message);
     this.name = 'PortInUseError';
     this.port = port;
   }

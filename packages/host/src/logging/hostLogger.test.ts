@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { createFileAndStderrLogger, createMemoryLogger } from './hostLogger.ts';
 import { redactSecrets } from './logFields.ts';
+import { pinoShaped } from './pinoShaped.ts';
 
 const CANARY_PROMPT = 'CANARY-PROMPT-7f3a please delete everything';
 const CANARY_KEY = 'sk-ant-api03-CANARYKEY0123456789abcdefghijklmnop';
@@ -74,4 +75,24 @@ test('the log file rotates by size and keeps the configured number of older file
   } finally {
     await rm(dataDir, { recursive: true, force: true });
   }
+});
+
+test('the pino-shaped view names the record by its event field and keeps the fixed message', () => {
+  const logger = createMemoryLogger();
+  const runtime = pinoShaped(logger);
+  runtime.warn({ event: 'sidecar.exited', sidecarPid: 42, prompt: CANARY_PROMPT }, 'sidecar exited unexpectedly');
+  runtime.info({ sessionId: 's1' }, 'session.opened');
+  assert.deepEqual(
+    logger.records().map(({ time: _time, ...record }) => record),
+    [
+      {
+        level: 'warn',
+        event: 'sidecar.exited',
+        sidecarPid: 42,
+        msg: 'sidecar exited unexpectedly',
+        droppedFields: ['prompt'],
+      },
+      { level: 'info', event: 'session.opened', sessionId: 's1' },
+    ],
+  );
 });

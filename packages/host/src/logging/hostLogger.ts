@@ -23,22 +23,34 @@ export interface HostLogger {
 
 export interface HostLoggerOptions {
   level?: LogLevel;
-  /** Where JSON lines go; `createFileAndStderrLogger` builds the usual two. */
-  sinks: readonly { write(line: string): void; close?(): void }[];
+  /** Where JSON lines go, each from its own level up (default: `level`); `createFileAndStderrLogger` builds the usual two. */
+  sinks: readonly LogSink[];
   secrets?: readonly string[];
 }
+
+export interface LogSink {
+  write(line: string): void;
+  close?(): void;
+  level?: LogLevel;
+}
+
+const levelOrder: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 export function createHostLogger(options: HostLoggerOptions): HostLogger {
   const secrets = [...(options.secrets ?? [])];
   const sinks = options.sinks;
-  const stream = {
-    write(line: string) {
-      for (const sink of sinks) sink.write(line);
-    },
-  };
+  const base = options.level ?? 'info';
+  const levels = sinks.map((sink) => sink.level ?? base);
+  const lowest = levelOrder.find((level) => levels.includes(level)) ?? base;
+  const stream = pino.multistream(
+    sinks.map((sink, index) => ({
+      level: levels[index] ?? base,
+      stream: { write: (line: string) => sink.write(line) },
+    })),
+  );
   const root = pino(
     {
-      level: options.level ?? 'info',
+      level: lowest,
       base: undefined,
       messageKey: 'event',
       timestamp: pino.stdTimeFunctions.isoTime,
@@ -70,11 +82,15 @@ export function createHostLogger(options: HostLoggerOptions): HostLogger {
   return wrap(root);
 }
 
-/** The daemon's log: JSON lines to stderr and to `DATA/logs/host.log` (10 MB, four older files kept). */
+/**
+ * The daemon's log: JSON lines to `DATA/logs/host.log` (10 MB, four older files kept) from `level` up, and
+ * to stderr from `stderrLevel` up (the terminal that runs `outrigger serve` shows warnings and errors).
+ */
 export function createFileAndStderrLogger(options: {
   dataDir: string;
   level?: LogLevel;
   stderr?: boolean;
+  stderrLevel?: LogLevel;
   secrets?: readonly string[];
   maxFileBytes?: number;
   keepFiles?: number;
@@ -84,7 +100,8 @@ export function createFileAndStderrLogger(options: {
     maxBytes: options.maxFileBytes ?? 10 * 1024 * 1024,
     keep: options.keepFiles ?? 4,
   });
-  const sinks = [file, ...(options.stderr === false ? [] : [{ write: (line: string) => process.stderr.write(line) }])];
+  const stderr: LogSink = { write: (line) => process.stderr.write(line), level: options.stderrLevel ?? options.level };
+  const sinks = [file, ...(options.stderr === false ? [] : [stderr])];
   return createHostLogger({ level: options.level, sinks, secrets: options.secrets });
 }
 

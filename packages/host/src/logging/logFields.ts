@@ -27,6 +27,10 @@ export const allowedLogFields = [
   'exitCode',
   'signal',
   'stderrTail',
+  'stderrTailChars',
+  'sidecarPid',
+  'generation',
+  'prefix',
   // host lifecycle
   'version',
   'host',
@@ -42,6 +46,12 @@ export const allowedLogFields = [
   'afterSeq',
   'count',
   'endReason',
+  'pending',
+  'canceled',
+  'runningTurns',
+  'messageLength',
+  // the fixed text of a runtime record (\`logger.warn(fields, msg)\`), never user text
+  'msg',
   // sidecar diagnostics (the sidecar's own secret-free payloads)
   'disposition',
   'stage',

@@ -1,0 +1,68 @@
+import { styleText } from 'node:util';
+import { PortInUseError, parseServeArgs, SERVE_USAGE, startHost } from '@outrigger/host';
+import { errorText } from './errorText.ts';
+import { openModelBackend } from './modelBackend.ts';
+
+/** `outrigger serve`: the host in the foreground until Ctrl-C or SIGTERM. */
+export async function runServeCommand(argv: string[]): Promise<void> {
+  const parsed = parseServeArgs(argv);
+  if (parsed.kind === 'help') {
+    process.stdout.write(SERVE_USAGE);
+    return;
+  }
+  if (parsed.kind === 'error') {
+    process.stderr.write(`outrigger serve: ${parsed.message}\n\n${SERVE_USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  const { options } = parsed;
+  const { stdout } = process;
+  const backend = await openModelBackend({ processEnv: process.env, dataDir: options.dataDir });
+  try {
+    const demo = backend.kind === 'demo';
+    stdout.write(`${demo ? styleText(['bold', 'yellow'], backend.headline, { stream: stdout }) : backend.headline}\n`);
+    for (const line of backend.notice) stdout.write(`${line}\n`);
+    let host: Awaited<ReturnType<typeof startHost>>;
+    try {
+      host = await startHost({
+        ...options,
+        sidecarEnv: backend.sidecarEnv,
+        modelBackend: {
+          kind: backend.kind,
+          reason: demo
+            ? 'No Anthropic credential was found, so the offline demo model answers.'
+            : 'An Anthropic credential was found in the environment.',
+        },
+      });
+    } catch (error) {
+      const hint = error instanceof PortInUseError ? ' (pass --port N, or --port 0 for any free port)' : '';
+      process.stderr.write(`outrigger serve: ${errorText(error)}${hint}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
+      stdout.write(`Listening on ${options.host}: reachable from the network (the token is still required).\n`);
+    }
+    stdout.write(`\nOutrigger is running. Open:\n\n  ${styleText('bold', host.url, { stream: stdout })}\n\n`);
+    stdout.write(`Data in ${host.dataDir}; logs in ${host.dataDir}/logs/host.log. Ctrl-C stops it.\n`);
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        // A second Ctrl-C while the sessions close: stop waiting.
+        process.once('SIGINT', () => {
+          process.stderr.write('outrigger serve: stopping without waiting\n');
+          process.exit(130);
+        });
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    stdout.write('Stopping: closing sessions and the sidecar…\n');
+    await host.close();
+    stdout.write('Stopped.\n');
+  } finally {
+    await backend.close();
+  }
+}
