@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openBenchModel } from './benchModel.ts';
 import { measureCancelLatency } from './cancelLatency.ts';
+import { measureDurableEventThroughput } from './durableEventThroughput.ts';
 import type { Figure } from './figure.ts';
 import { measureProjectionThroughput } from './projectionThroughput.ts';
 import { measureSidecarStartup } from './sidecarStartup.ts';
@@ -28,6 +29,8 @@ const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
 
 progress('projection throughput (scripted SDK messages, no Claude Code)');
 figures.push(...(await measureProjectionThroughput()));
+progress('durable events through the host store and event hub to 10 streams (no HTTP)');
+figures.push(...(await measureDurableEventThroughput()));
 
 const model = await openBenchModel();
 let unmatchedRequests: number;

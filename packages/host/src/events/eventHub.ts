@@ -154,7 +154,7 @@ class LogStream<E extends AnyEvent> implements EventStream<E> {
   readonly #read: (afterSeq: number, limit: number) => Promise<E[]>;
   readonly #maxBuffered: number;
   readonly #pageSize: number;
-  readonly #buffer: E[] = [];
+  readonly #buffer = new Queue<E>();
   readonly #waiters: { resolve: (result: IteratorResult<E>) => void; reject: (error: unknown) => void }[] = [];
   #resolveEnded!: (reason: EndReason) => void;
   /** The seq of the last event delivered or waiting in the buffer. */
@@ -199,7 +199,7 @@ class LogStream<E extends AnyEvent> implements EventStream<E> {
   end(reason: EndReason): void {
     if (this.#endReason !== undefined) return;
     this.#endReason = reason;
-    this.#buffer.length = 0;
+    this.#buffer.clear();
     this.#log.remove(this as unknown as LogStream<AnyEvent>);
     this.#resolveEnded(reason);
     for (const waiter of this.#waiters.splice(0)) waiter.resolve({ done: true, value: undefined });
@@ -279,5 +279,36 @@ class LogStream<E extends AnyEvent> implements EventStream<E> {
         this.end('closed');
       },
     );
+  }
+}
+
+/** FIFO with O(1) take: `Array#shift` copies the whole array once it is large, and a lagging stream's buffer is. */
+class Queue<T> {
+  #items: (T | undefined)[] = [];
+  #head = 0;
+
+  get length(): number {
+    return this.#items.length - this.#head;
+  }
+
+  push(item: T): void {
+    this.#items.push(item);
+  }
+
+  shift(): T | undefined {
+    if (this.#head >= this.#items.length) return undefined;
+    const item = this.#items[this.#head];
+    this.#items[this.#head] = undefined;
+    this.#head += 1;
+    if (this.#head >= 1024 && this.#head * 2 >= this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return item;
+  }
+
+  clear(): void {
+    this.#items = [];
+    this.#head = 0;
   }
 }

@@ -1,5 +1,6 @@
 import type { SQLInputValue, SQLOutputValue } from 'node:sqlite';
 import type { HostEvent, SessionEvent } from '@outrigger/host-api';
+import { rememberEventDataJson } from '../eventJson.ts';
 import type {
   AttachmentRecord,
   InteractionRecord,
@@ -353,9 +354,16 @@ export const attachmentMapping: TableMapping<AttachmentRecord> = {
 
 /** Stored events keep their whole payload (seq included) as JSON; the type has its own column. */
 export function sessionEventFromRow(row: Row): SessionEvent {
-  return { type: row.type, data: JSON.parse(row.data as string) } as SessionEvent;
+  return eventFromRow(row) as SessionEvent;
 }
 
 export function hostEventFromRow(row: Row): HostEvent {
-  return { type: row.type, data: JSON.parse(row.data as string) } as HostEvent;
+  return eventFromRow(row) as HostEvent;
+}
+
+function eventFromRow(row: Row): { type: string; data: object } {
+  const text = row.data as string;
+  const data = JSON.parse(text) as object;
+  rememberEventDataJson(data, text);
+  return { type: row.type as string, data };
 }

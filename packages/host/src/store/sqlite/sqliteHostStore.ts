@@ -1,5 +1,6 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { HostEvent, SdkTodo, SessionEvent, TaskStatus, TurnStatus } from '@outrigger/host-api';
+import { rememberEventDataJson } from '../eventJson.ts';
 import type {
   ClientMessageHit,
   CommitResult,
@@ -160,9 +161,11 @@ export class SqliteHostStore implements HostStore {
       const sessionId = draft.data.session_id;
       const seq = (sessionSeqs.get(sessionId) ?? this.#currentSessionSeq(sessionId)) + 1;
       const data = { ...draft.data, session_id: sessionId, seq };
+      const text = JSON.stringify(data);
       this.#statement(
         'INSERT INTO session_events (session_id, seq, type, data, created_at) VALUES (?, ?, ?, ?, ?)',
-      ).run(sessionId, seq, draft.type, JSON.stringify(data), Date.now());
+      ).run(sessionId, seq, draft.type, text, Date.now());
+      rememberEventDataJson(data, text);
       sessionSeqs.set(sessionId, seq);
       sessionEvents.push({ type: draft.type, data } as SessionEvent);
     };
@@ -173,12 +176,14 @@ export class SqliteHostStore implements HostStore {
     for (const draft of unit.hostEvents ?? []) {
       const seq = hostSeq.value + 1;
       const data = { seq, ...draft.data };
+      const text = JSON.stringify(data);
       this.#statement('INSERT INTO host_events (seq, type, data, created_at) VALUES (?, ?, ?, ?)').run(
         seq,
         draft.type,
-        JSON.stringify(data),
+        text,
         Date.now(),
       );
+      rememberEventDataJson(data, text);
       hostSeq.value = seq;
       hostEvents.push({ type: draft.type, data } as HostEvent);
     }
