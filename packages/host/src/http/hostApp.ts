@@ -19,7 +19,7 @@ import { errorResponse, thrownErrorResponse } from './errorResponse.ts';
 import { readJsonBody, readQuery } from './requestInput.ts';
 import { bodyLimitOf, type JsonRouteName, jsonHandlers } from './routeHandlers.ts';
 import { type SecurityOptions, securityMiddleware } from './security.ts';
-import { pumpSse, type SseSource, sseFrame } from './sseResponse.ts';
+import { eventFrame, pumpSse, type SseSource, sseFrame } from './sseResponse.ts';
 import { mountStaticUi } from './staticUi.ts';
 
 export interface HostAppOptions {
@@ -209,7 +209,7 @@ export function createHostApp(options: HostAppOptions): Hono<Env> {
       for await (const event of stream) {
         if (!keep(event)) continue;
         if (validate) checkEvent(event, schemas);
-        yield sseFrame(event.type, event.data, event.data.seq);
+        yield eventFrame(event);
         if (isLast(event)) return;
       }
     }

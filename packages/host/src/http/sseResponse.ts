@@ -1,8 +1,17 @@
 import type { ServerResponse } from 'node:http';
+import { eventDataJson } from '../store/eventJson.ts';
 
 /** One SSE frame: `id:` (stored events only), `event:`, and the payload as one JSON line. */
 export function sseFrame(event: string, data: unknown, id?: number): string {
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * The frame of a stored event. The hub hands the same event object to every stream, so its payload is
+ * serialized once (`eventDataJson`) however many clients follow the log.
+ */
+export function eventFrame(event: { readonly type: string; readonly data: { readonly seq: number } }): string {
+  return `id: ${event.data.seq}\nevent: ${event.type}\ndata: ${eventDataJson(event)}\n\n`;
 }
 
 /** A pending batch this large is written at once rather than at the end of the tick. */
