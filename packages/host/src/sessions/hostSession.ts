@@ -347,7 +347,12 @@ export class HostSession {
    * what it left pending is superseded. Also what a shutdown does before it stops the sidecar.
    */
   recover(): Promise<void> {
-    return this.queue.run(() => this.#ledger.recoverAfterRestart());
+    return this.queue.run(async () => {
+      const { session } = this.#ledger;
+      const live =
+        this.#ledger.liveTurns().length > 0 || session.needsInputCount > 0 || session.backgroundTasks.length > 0;
+      if (live) await this.#ledger.recoverAfterRestart();
+    });
   }
 
   /** After a restart: runs what was left queued, in order. */
@@ -408,7 +413,7 @@ export class HostSession {
     }
     this.#startedOn = generation;
     this.#deps.logger.info(
-      { event: 'session.started_in_sidecar', sessionId: this.id, generation, restore },
+      { event: 'session.started_in_sidecar', sessionId: this.id, generation, kind: restore ? 'restore' : 'fresh' },
       'session started in the sidecar',
     );
     return generation;
@@ -509,7 +514,7 @@ export class HostSession {
         { timeoutMs: cancelRequestTimeoutMs(budgets) },
       );
       this.#deps.logger.info(
-        { event: 'session.host_cancel', sessionId: this.id, turnId, why, disposition: result.disposition },
+        { event: 'session.host_cancel', sessionId: this.id, turnId, reason: why, disposition: result.disposition },
         'the host canceled a turn',
       );
     } catch (error) {
@@ -527,7 +532,7 @@ export class HostSession {
 
   #logFailure(what: string, error: unknown): void {
     this.#deps.logger.error(
-      { event: 'session.task_failed', sessionId: this.id, what, errorName: errorName(error) },
+      { event: 'session.task_failed', sessionId: this.id, stage: what, errorName: errorName(error) },
       'a session task failed',
     );
   }

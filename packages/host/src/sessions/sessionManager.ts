@@ -185,7 +185,11 @@ export class SessionManager implements HostService {
       });
       const session = this.#register(ledger, generation);
       for (const event of this.#creating.get(id) ?? []) session.onSidecarEvent(event);
-      return { id, providerSessionId: ledger.session.providerSessionId, session: this.#options.views.summary(ledger.session) };
+      return {
+        id,
+        providerSessionId: ledger.session.providerSessionId,
+        session: this.#options.views.summary(ledger.session),
+      };
     } catch (error) {
       if (generation !== undefined && !this.#sessions.has(id)) {
         void supervisor.request(generation, 'close', { agentSessionId: id }).catch(() => undefined);
@@ -382,7 +386,7 @@ export class SessionManager implements HostService {
     const sessions = [...this.#sessions.values()];
     await Promise.allSettled(
       sessions.map(async (session) => {
-        if (session.session.status === 'running' || session.session.status === 'needs_input') await session.recover();
+        await session.recover();
         session.stop();
         await session.queue.drained();
       }),
@@ -411,12 +415,14 @@ export class SessionManager implements HostService {
         );
       }
       if (queued && !record.closed) {
-        void session.resumeQueue().catch((error: unknown) =>
-          logger.error(
-            { event: 'session.resume_failed', sessionId: record.id, errorName: errorName(error) },
-            'queued prompts could not be resumed',
-          ),
-        );
+        void session
+          .resumeQueue()
+          .catch((error: unknown) =>
+            logger.error(
+              { event: 'session.resume_failed', sessionId: record.id, errorName: errorName(error) },
+              'queued prompts could not be resumed',
+            ),
+          );
       }
     }
   }
@@ -468,7 +474,9 @@ export class SessionManager implements HostService {
     if (loading === undefined) {
       loading = this.#options.ledgers
         .load(sessionId)
-        .then((ledger) => (ledger === undefined ? undefined : (this.#sessions.get(sessionId) ?? this.#register(ledger, undefined))))
+        .then((ledger) =>
+          ledger === undefined ? undefined : (this.#sessions.get(sessionId) ?? this.#register(ledger, undefined)),
+        )
         .finally(() => this.#loading.delete(sessionId));
       this.#loading.set(sessionId, loading);
     }

@@ -263,7 +263,13 @@ export class SidecarSupervisor {
       message: `sidecar exited: ${tail === '' ? how : tail}`,
       expected: live.expected,
     };
-    const fields = { event: 'sidecar.exited', sidecarPid: connection.pid, generation: live.generation, how };
+    const fields = {
+      event: 'sidecar.exited',
+      sidecarPid: connection.pid,
+      generation: live.generation,
+      exitCode: report.code,
+      signal: report.signal,
+    };
     if (live.expected) this.#logger.info(fields, 'sidecar stopped');
     else this.#logger.error({ ...fields, stderrTailChars: tail.length }, 'sidecar exited unexpectedly');
     // Whatever it left in its process group (Claude Code children of a killed sidecar) goes too.

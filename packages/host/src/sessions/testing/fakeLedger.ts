@@ -11,6 +11,7 @@ import type { SidecarEvent } from '@outrigger/protocol';
 import type { ClientMessageHit } from '../../store/hostStore.ts';
 import type { AttachmentRecord, SessionRecord, TurnRecord } from '../../store/records.ts';
 import type { AppliedSidecarEvent, SessionLedger, SupersedeResolution } from '../sessionLedger.ts';
+import type { NewFork, NewSession } from '../sessionManager.ts';
 import type { TurnDraft } from '../turnInput.ts';
 
 /** One durable change the fake recorded, named like the host event it stands for. */
@@ -368,5 +369,68 @@ export function fakeSessionRecord(id: string, overrides: Partial<SessionRecord> 
     updatedAt: 0,
     lastActivityAt: 0,
     ...overrides,
+  };
+}
+
+/**
+ * Session ledgers kept in memory across "restarts": a new manager over the same `FakeLedgers` finds
+ * every session as the previous one left it, like a store would.
+ */
+export class FakeLedgers {
+  readonly ledgers = new Map<string, FakeLedger>();
+
+  async create(init: NewSession): Promise<FakeLedger> {
+    const ledger = new FakeLedger(
+      fakeSessionRecord(init.id, {
+        cwd: init.cwd,
+        title: init.title ?? 'work',
+        settings: init.settings,
+        providerSessionId: init.providerSessionId,
+      }),
+    );
+    ledger.entries.push({ kind: 'session_created' });
+    this.ledgers.set(init.id, ledger);
+    return ledger;
+  }
+
+  async fork(init: NewFork): Promise<FakeLedger> {
+    const ledger = await this.create(init);
+    ledger.session = { ...ledger.session, forkedFrom: init.forkedFrom, resumeCursor: init.resumeCursor };
+    return ledger;
+  }
+
+  async load(sessionId: string): Promise<FakeLedger | undefined> {
+    return this.ledgers.get(sessionId);
+  }
+
+  /** The store reads of the session manager, answered from the ledgers. */
+  readonly store = {
+    listSessions: async () => [...this.ledgers.values()].map((ledger) => ledger.session),
+    getSession: async (id: string) => this.ledgers.get(id)?.session,
+    listTurns: async (id: string, filter?: { statuses?: readonly string[] }) =>
+      [...(this.ledgers.get(id)?.turns.values() ?? [])].filter(
+        (turn) => filter?.statuses === undefined || filter.statuses.includes(turn.status),
+      ),
+    listInteractions: async (filter: { sessionId?: string; status?: string }) =>
+      [...this.ledgers.values()]
+        .filter((ledger) => filter.sessionId === undefined || ledger.sessionId === filter.sessionId)
+        .flatMap((ledger) => [...ledger.interactions.values()])
+        .filter((interaction) => filter.status === undefined || interaction.status === filter.status),
+    getTurn: async (id: string, turnId: string) => this.ledgers.get(id)?.turns.get(turnId),
+    getInteraction: async (id: string, requestId: string) => this.ledgers.get(id)?.interactions.get(requestId),
+    findClientMessage: async (id: string, clientMessageId: string) =>
+      this.ledgers.get(id)?.clientMessages.get(clientMessageId),
+    getAttachment: async (attachmentId: string) =>
+      [...this.ledgers.values()].map((ledger) => ledger.attachments.get(attachmentId)).find(Boolean),
+    getTask: async (taskId: string) =>
+      [...this.ledgers.values()].map((ledger) => ledger.tasks.get(taskId)).find(Boolean),
+    listTasks: async (id?: string) =>
+      [...this.ledgers.values()]
+        .filter((ledger) => id === undefined || ledger.sessionId === id)
+        .flatMap((ledger) => [...ledger.tasks.values()]),
+    closed: false,
+    close: async () => {
+      this.store.closed = true;
+    },
   };
 }
