@@ -83,6 +83,7 @@ export class FaultInjectingStore implements HostStore {
   listTurns: HostStore['listTurns'] = (...args) => this.#inner.listTurns(...args);
   findClientMessage: HostStore['findClientMessage'] = (...args) => this.#inner.findClientMessage(...args);
   listMessages: HostStore['listMessages'] = (...args) => this.#inner.listMessages(...args);
+  listTurnMessages: HostStore['listTurnMessages'] = (...args) => this.#inner.listTurnMessages(...args);
   getMessage: HostStore['getMessage'] = (...args) => this.#inner.getMessage(...args);
   getToolMessage: HostStore['getToolMessage'] = (...args) => this.#inner.getToolMessage(...args);
   listTasks: HostStore['listTasks'] = (...args) => this.#inner.listTasks(...args);

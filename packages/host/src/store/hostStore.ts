@@ -39,9 +39,10 @@ export type HostEventDraft = {
 /**
  * One transaction: row changes, then appended events. Either all of it is committed or none of it
  * (the store throws and nothing changed, seqs included). Rows are put whole (insert or replace).
- * Order inside the transaction: sessions, turns, attachments, messages, interactions, tasks,
- * deleted tasks, the SDK task sync, the transcript copy, then session events (the sync's
- * `task_update` first, then `sessionEvents` in order), then host events in order.
+ * Order inside the transaction: sessions, the transcript copy (so the unit's own turns can rebind
+ * copied ones), turns, attachments, messages, interactions, tasks, deleted tasks, the SDK task sync,
+ * then session events (the sync's `task_update` first, then `sessionEvents` in order), then host
+ * events in order.
  */
 export interface WriteUnit {
   readonly sessions?: readonly SessionRecord[];
@@ -59,7 +60,10 @@ export interface WriteUnit {
    * twice give the same rows (created_at of a row kept while its index exists).
    */
   readonly sdkTaskSync?: SdkTaskSync;
-  /** Fork: copy the source's turns up to and including `throughTurnId` (by ordinal) and their messages. */
+  /**
+   * Fork: copy the source's turns up to and including `throughTurnId` (by ordinal) and their messages
+   * into `toSessionId` (whose row must come in the same unit or exist).
+   */
   readonly copyTranscript?: TranscriptCopy;
   readonly sessionEvents?: readonly SessionEventDraft[];
   readonly hostEvents?: readonly HostEventDraft[];
@@ -125,6 +129,8 @@ export interface ProjectionStateRecords {
   readonly nextPosition: number;
   /** max(ordinal) + 1, 0 without turns. */
   readonly nextTurnOrdinal: number;
+  /** Some turn of the session was accepted by Claude (has a provider turn id). */
+  readonly hasAcceptedTurn: boolean;
 }
 
 export interface InteractionFilter {
@@ -152,6 +158,8 @@ export interface HostStoreReader {
   findClientMessage(sessionId: string, clientMessageId: string): Promise<ClientMessageHit | undefined>;
 
   listMessages(sessionId: string, query: MessagePageQuery): Promise<MessageRecordPage>;
+  /** Every row of one turn, by position. */
+  listTurnMessages(sessionId: string, turnId: string): Promise<MessageRecord[]>;
   getMessage(sessionId: string, messageId: string): Promise<MessageRecord | undefined>;
   /** The tool row of `toolUseId` (holding the whole result). */
   getToolMessage(sessionId: string, toolUseId: string): Promise<MessageRecord | undefined>;

@@ -542,6 +542,13 @@ test('snapshot and projector-state reads see live turns, pending interactions an
   assert.equal(state.lastSeq, 1);
   assert.equal(state.nextPosition, 4);
   assert.equal(state.nextTurnOrdinal, 5);
+  assert.equal(state.hasAcceptedTurn, false);
+  assert.deepEqual(
+    (await store.listTurnMessages('s1', 't3')).map((m) => m.position),
+    [3],
+  );
+  await store.commit({ turns: [testTurn('s1', 't1', 1, { status: 'failed', providerTurnId: 'p1' })] });
+  assert.equal((await store.loadProjectionState('s1'))?.hasAcceptedTurn, true);
 
   const snapshot = await store.loadSessionSnapshot('s1', 2);
   assert.ok(snapshot);
@@ -589,10 +596,15 @@ test('a transcript copy takes the turns up to the fork turn and their messages',
   await store.commit({
     sessions: [testSession('fork', { forkedFrom: { sessionId: 'src', turnId: 't1' } })],
     copyTranscript: { fromSessionId: 'src', toSessionId: 'fork', throughTurnId: 't1' },
+    // The unit's own turns land after the copy: the child's provider bindings replace the source's.
+    turns: [testTurn('fork', 't1', 1, { status: 'completed', providerTurnId: 'child-p1' })],
   });
   assert.deepEqual(
-    (await store.listTurns('fork')).map((turn) => turn.id),
-    ['t0', 't1'],
+    (await store.listTurns('fork')).map((turn) => [turn.id, turn.providerTurnId]),
+    [
+      ['t0', null],
+      ['t1', 'child-p1'],
+    ],
   );
   assert.deepEqual(
     (await store.listMessages('fork', { limit: 10 })).messages.map((m) => [m.sessionId, m.position]),

@@ -148,13 +148,13 @@ export class SqliteHostStore implements HostStore {
 
   #apply(unit: WriteUnit, sessionSeqs: Map<string, number>, hostSeq: { value: number }): CommitResult {
     this.#putAll(sessionMapping, unit.sessions);
+    if (unit.copyTranscript !== undefined) this.#copyTranscript(unit.copyTranscript);
     this.#putAll(turnMapping, unit.turns);
     this.#putAll(attachmentMapping, unit.attachments);
     this.#putAll(messageMapping, unit.messages);
     this.#putAll(interactionMapping, unit.interactions);
     this.#putAll(taskMapping, unit.tasks);
     for (const id of unit.deleteTaskIds ?? []) this.#statement('DELETE FROM tasks WHERE id = ?').run(id);
-    if (unit.copyTranscript !== undefined) this.#copyTranscript(unit.copyTranscript);
 
     const sessionEvents: SessionEvent[] = [];
     const append = (draft: { type: string; data: { session_id: string } }): void => {
@@ -318,6 +318,14 @@ export class SqliteHostStore implements HostStore {
     return this.#messagePageSync(sessionId, query);
   }
 
+  async listTurnMessages(sessionId: string, turnId: string): Promise<MessageRecord[]> {
+    return this.#all(
+      messageMapping,
+      `SELECT ${selectColumns(messageMapping)} FROM messages WHERE session_id = ? AND turn_id = ? ORDER BY position`,
+      [sessionId, turnId],
+    );
+  }
+
   async getMessage(sessionId: string, messageId: string): Promise<MessageRecord | undefined> {
     return this.#one(
       messageMapping,
@@ -426,7 +434,8 @@ export class SqliteHostStore implements HostStore {
           );
     const counters = this.#statement(
       `SELECT (SELECT MAX(position) FROM messages WHERE session_id = ?1) AS position,
-              (SELECT MAX(ordinal) FROM turns WHERE session_id = ?1) AS ordinal`,
+              (SELECT MAX(ordinal) FROM turns WHERE session_id = ?1) AS ordinal,
+              EXISTS (SELECT 1 FROM turns WHERE session_id = ?1 AND provider_turn_id IS NOT NULL) AS accepted`,
     ).get(sessionId);
     return {
       session,
@@ -436,6 +445,7 @@ export class SqliteHostStore implements HostStore {
       lastSeq: this.#currentSessionSeq(sessionId),
       nextPosition: counters?.position === null || counters === undefined ? 0 : Number(counters.position) + 1,
       nextTurnOrdinal: counters?.ordinal === null || counters === undefined ? 0 : Number(counters.ordinal) + 1,
+      hasAcceptedTurn: counters?.accepted === 1,
     };
   }
 
