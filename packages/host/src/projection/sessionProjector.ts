@@ -763,10 +763,10 @@ export class SessionProjector {
     const tool = this.#toolBlock(d, call, before, {
       output: liveOutput === undefined ? (before?.output ?? null) : preview(liveOutput),
     });
+    const changed = before === undefined || JSON.stringify(before) !== JSON.stringify(tool);
+    if (!changed) return; // the same call again (a duplicate, or progress that shows nothing new)
     const row = this.#putToolRow(d, turn, call.toolCallId, tool, existing);
-    if (before === undefined || JSON.stringify(before) !== JSON.stringify(tool)) {
-      d.emit({ type: 'tool_use', data: { session_id: d.sessionId, turnId: row.turnId, messageId: row.id, tool } });
-    }
+    d.emit({ type: 'tool_use', data: { session_id: d.sessionId, turnId: row.turnId, messageId: row.id, tool } });
     if (liveOutput !== undefined && preview(liveOutput) !== before?.output) {
       d.emit({
         type: 'tool_output',
