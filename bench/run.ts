@@ -6,8 +6,10 @@ import { openBenchModel } from './benchModel.ts';
 import { measureCancelLatency } from './cancelLatency.ts';
 import { measureDurableEventThroughput } from './durableEventThroughput.ts';
 import type { Figure } from './figure.ts';
+import { measureHostMemory } from './hostMemory.ts';
 import { measureProjectionThroughput } from './projectionThroughput.ts';
 import { measureSidecarStartup } from './sidecarStartup.ts';
+import { measureSseFanout } from './sseFanout.ts';
 import { measureTurnOverhead } from './turnOverhead.ts';
 
 const RESULTS_PATH = fileURLToPath(new URL('./results/latest.json', import.meta.url));
@@ -31,6 +33,10 @@ progress('projection throughput (scripted SDK messages, no Claude Code)');
 figures.push(...(await measureProjectionThroughput()));
 progress('durable events through the host store and event hub to 10 streams (no HTTP)');
 figures.push(...(await measureDurableEventThroughput()));
+progress('durable events to 10 SSE clients over HTTP');
+figures.push(...(await measureSseFanout()));
+progress('host RSS with 50 test-driver sessions (outrigger serve as a child)');
+figures.push(...(await measureHostMemory()));
 
 const model = await openBenchModel();
 let unmatchedRequests: number;
