@@ -98,7 +98,11 @@ test('a prompt sent while a turn runs is queued (snapshot + queue event) and run
       dataOf<{ queuedPrompts: { turnId: string }[] }>(queueEvents[0]).queuedPrompts.map((item) => item.turnId),
       [queued.turnId],
     );
-    assert.deepEqual(dataOf<{ queuedPrompts: unknown[] }>(queueEvents.at(-1)).queuedPrompts, [], 'taken from the queue');
+    assert.deepEqual(
+      dataOf<{ queuedPrompts: unknown[] }>(queueEvents.at(-1)).queuedPrompts,
+      [],
+      'taken from the queue',
+    );
     const steered = frames.find((frame) => frame.event === 'user_message');
     assert.equal(dataOf<{ turnId: string }>(steered).turnId, first.turnId);
     const firstFrames = ofTurn(frames, first.turnId);
@@ -213,12 +217,9 @@ test('an approval: seen pending by a second client that connects later, answered
         afterTool: () => text('The file is made.'),
       }),
     });
-    const asked = await readEventsUntil(
-      testHost.client,
-      sessionId,
-      (frame) => frame.event === 'permission_request',
-      { lastEventId: from },
-    );
+    const asked = await readEventsUntil(testHost.client, sessionId, (frame) => frame.event === 'permission_request', {
+      lastEventId: from,
+    });
     const requestId = dataOf<{ interaction: { requestId: string } }>(asked.at(-1)).interaction.requestId;
 
     // A second client, connecting only now, sees it pending in the inbox and in the session's replay.
@@ -254,7 +255,10 @@ test('an approval: seen pending by a second client that connects later, answered
     });
     assert.equal(dataOf<{ requestId: string }>(hostResolved.at(-1)).requestId, requestId, 'every tab closes it');
     const after = await second.call('listInteractions', { query: { status: 'pending' } });
-    assert.equal(after.interactions.some((item) => item.requestId === requestId), false);
+    assert.equal(
+      after.interactions.some((item) => item.requestId === requestId),
+      false,
+    );
   } finally {
     await closeSession(sessionId);
   }
