@@ -19,9 +19,11 @@ import type { CancelDisposition, ConfigOption, ResumeCursor } from '@outrigger/p
 /*
  * The rows the store keeps. They carry what the contract's views show plus what only the host needs
  * (resume cursor, provider binding, checkpoints, where a title came from, the full tool result).
- * `projection/views.ts` turns them into contract views. Every write puts a whole row (insert or
- * replace), so a store never merges fields: the caller (the session's projector, one writer per
- * session) owns the row's state. Timestamps are epoch milliseconds.
+ * `projection/views.ts` turns them into contract views. Every write puts a whole row (insert, or
+ * update in place), so a store never merges fields: the caller (the session's projector, one writer
+ * per session) owns the row's state. A row's identity fields are written once and never changed by
+ * a later put (a message's turn, position, role and ids; a turn's ordinal, kind, prompt and
+ * clientMessageId; an interaction's request; creation times). Timestamps are epoch milliseconds.
  */
 
 /** Who set the title: `default` (the cwd's name), the `agent` (`session_title_updated`), or the `user` (rename; wins). */

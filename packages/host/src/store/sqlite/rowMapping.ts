@@ -23,19 +23,33 @@ export interface TableMapping<R> {
   readonly table: string;
   readonly key: readonly string[];
   readonly columns: readonly string[];
+  /**
+   * The columns a put may change on an existing row. The others are the row's identity (its turn,
+   * position, ids, creation time): a put leaves them as first written, and SQLite then leaves the
+   * indexes on them alone, which is most of the cost of rewriting a streaming row per delta.
+   */
+  readonly updatable: readonly string[];
   toParams(record: R): Params;
   fromRow(row: Row): R;
 }
 
-/** `INSERT … ON CONFLICT (key) DO UPDATE`: a put replaces the row's columns without deleting it (no FK churn). */
+const upserts = new WeakMap<TableMapping<unknown>, string>();
+
+/**
+ * `INSERT … ON CONFLICT (key) DO UPDATE` of the updatable columns: a put rewrites the row in place
+ * (no delete, so no FK churn), its identity columns stay as first written.
+ */
 export function upsertSql(mapping: TableMapping<unknown>): string {
-  const names = mapping.columns.join(', ');
-  const values = mapping.columns.map((column) => `:${column}`).join(', ');
-  const updates = mapping.columns
-    .filter((column) => !mapping.key.includes(column))
-    .map((column) => `${column} = excluded.${column}`)
-    .join(', ');
-  return `INSERT INTO ${mapping.table} (${names}) VALUES (${values}) ON CONFLICT (${mapping.key.join(', ')}) DO UPDATE SET ${updates}`;
+  let sql = upserts.get(mapping);
+  if (sql === undefined) {
+    const names = mapping.columns.join(', ');
+    const values = mapping.columns.map((column) => `:${column}`).join(', ');
+    const conflict = `ON CONFLICT (${mapping.key.join(', ')})`;
+    const updates = mapping.updatable.map((column) => `${column} = excluded.${column}`).join(', ');
+    sql = `INSERT INTO ${mapping.table} (${names}) VALUES (${values}) ${conflict} ${updates === '' ? 'DO NOTHING' : `DO UPDATE SET ${updates}`}`;
+    upserts.set(mapping, sql);
+  }
+  return sql;
 }
 
 export function selectColumns(mapping: TableMapping<unknown>): string {
@@ -75,6 +89,26 @@ export const sessionMapping: TableMapping<SessionRecord> = {
     'forked_from_session_id',
     'forked_from_turn_id',
     'created_at',
+    'updated_at',
+    'last_activity_at',
+  ],
+  updatable: [
+    'title',
+    'title_source',
+    'closed',
+    'status',
+    'needs_input_count',
+    'running_turn_id',
+    'last_error',
+    'settings',
+    'effective_model',
+    'config_options',
+    'provider_session_id',
+    'resume_cursor',
+    'usage',
+    'background_tasks',
+    'forked_from_session_id',
+    'forked_from_turn_id',
     'updated_at',
     'last_activity_at',
   ],
@@ -151,6 +185,18 @@ export const turnMapping: TableMapping<TurnRecord> = {
     'started_at',
     'ended_at',
   ],
+  updatable: [
+    'status',
+    'provider_turn_id',
+    'provider_session_id',
+    'checkpoint_message_id',
+    'stop_reason',
+    'error',
+    'cancel_disposition',
+    'usage',
+    'started_at',
+    'ended_at',
+  ],
   toParams: (t) => ({
     session_id: t.sessionId,
     id: t.id,
@@ -212,6 +258,7 @@ export const messageMapping: TableMapping<MessageRecord> = {
     'created_at',
     'updated_at',
   ],
+  updatable: ['status', 'content', 'updated_at'],
   toParams: (m) => ({
     session_id: m.sessionId,
     id: m.id,
@@ -266,6 +313,7 @@ export const interactionMapping: TableMapping<InteractionRecord> = {
     'created_at',
     'resolved_at',
   ],
+  updatable: ['status', 'answer', 'resolution', 'resolved_at'],
   toParams: (i) => ({
     session_id: i.session_id,
     request_id: i.requestId,
@@ -306,6 +354,7 @@ export const taskMapping: TableMapping<TaskRecord> = {
   table: 'tasks',
   key: ['id'],
   columns: ['id', 'session_id', 'title', 'status', 'description', 'sort_order', 'source', 'created_at', 'updated_at'],
+  updatable: ['title', 'status', 'description', 'sort_order', 'updated_at'],
   toParams: (t) => ({
     id: t.id,
     session_id: t.session_id,
@@ -334,6 +383,7 @@ export const attachmentMapping: TableMapping<AttachmentRecord> = {
   table: 'attachments',
   key: ['id'],
   columns: ['id', 'session_id', 'turn_id', 'media_type', 'bytes', 'created_at'],
+  updatable: [],
   toParams: (a) => ({
     id: a.id,
     session_id: a.sessionId,

@@ -209,6 +209,13 @@ test('every record type round-trips through a commit', async () => {
   await store.commit({ sessions: [updated] });
   assert.deepEqual(await store.getSession('s1'), updated, 'a put replaces the whole row, children stay');
   assert.deepEqual(await store.getTurn('s1', 't1'), turn);
+
+  // A put updates a row in place; its identity fields stay as first written.
+  await store.commit({
+    messages: [{ ...message, position: 99, role: 'assistant', content: [{ type: 'text', text: 'edited' }] }],
+  });
+  const edited = await store.getMessage('s1', message.id);
+  assert.deepEqual([edited?.position, edited?.role, edited?.content], [0, 'user', [{ type: 'text', text: 'edited' }]]);
   await store.close();
 });
 
