@@ -66,6 +66,19 @@ test('a session runs a turn: the stream has the answer and one done, the message
   assert.equal(snapshot.session.status, 'idle');
   assert.equal(snapshot.openTurn, null);
 
+  // The host stream tells the sidebar about the session: running, then idle again.
+  const statusOf = (frame: SseFrame) => {
+    const { session } = dataOf<{ session?: { id: string; status: string } }>(frame);
+    return frame.event === 'session' && session?.id === sessionId ? session.status : undefined;
+  };
+  const hostFrames = await readEventsUntil(
+    testHost.client,
+    undefined,
+    (frame, seen) => statusOf(frame) === 'idle' && seen.some((earlier) => statusOf(earlier) === 'running'),
+    { lastEventId: 0 },
+  );
+  assert.ok(hostFrames.length > 1);
+
   const log = await testHost.logText();
   assert.ok(!log.includes(CANARY), 'the prompt never reaches the log');
   assert.ok(!log.includes(testHost.host.token), 'the token never reaches the log');

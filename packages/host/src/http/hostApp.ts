@@ -61,9 +61,12 @@ export function createHostApp(options: HostAppOptions): Hono<Env> {
   app.use('*', async (c, next) => {
     const started = performance.now();
     await next();
-    c.res.headers.set('x-content-type-options', 'nosniff');
-    c.res.headers.set('x-frame-options', 'DENY');
-    c.res.headers.set('referrer-policy', 'no-referrer');
+    // An SSE stream was written to the node response itself (with its own headers); the marker is shared.
+    if (c.res !== RESPONSE_ALREADY_SENT) {
+      c.res.headers.set('x-content-type-options', 'nosniff');
+      c.res.headers.set('x-frame-options', 'DENY');
+      c.res.headers.set('referrer-policy', 'no-referrer');
+    }
     const status = c.res.status;
     const fields = {
       method: c.req.method,
