@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
 import type { SidecarRequest } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
@@ -8,6 +9,7 @@ import {
   type FakeHandler,
   type FakeSidecar,
 } from '../sidecar/fakeSidecarConnection.ts';
+import { markedProcesses, SESSION_MARK_VARIABLE } from '../sidecar/processMarks.ts';
 import { recordingLogger } from '../sidecar/runtimeLogger.ts';
 import { SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
 import { HostSession } from './hostSession.ts';
@@ -297,6 +299,43 @@ describe('HostSession cancel', () => {
       assert.equal(h.ledger.turn(turnId)?.status, 'canceled');
       assert.deepEqual(h.requestsOf('cancel')[0]?.payload, { agentSessionId: 's1', turnId, ...BUDGETS });
     } finally {
+      await h.close();
+    }
+  });
+
+  test('a cancel kills what the canceled Claude Code left running, found by the session mark', async () => {
+    const h = harness((request) =>
+      request.type === 'cancel'
+        ? {
+            ok: {
+              canceled: true,
+              disposition: 'provider_active',
+              turnId: String(request.payload.turnId),
+              providerTurnId: 'p1',
+              dispatchPhase: 'running_tool',
+            },
+          }
+        : defaultHandler(request),
+    );
+    // A tool's shell in a process group of its own, as Claude Code runs it, with the env `start` gave it.
+    const tool = spawn('/bin/sh', ['-c', 'sleep 60 & wait'], {
+      env: { PATH: process.env.PATH, [SESSION_MARK_VARIABLE]: 's1' },
+      detached: true,
+      stdio: 'ignore',
+    });
+    try {
+      const { turnId } = await h.session.postTurn({ prompt: 'run a tool' });
+      assert.deepEqual(h.requestsOf('start')[0]?.payload.env, { [SESSION_MARK_VARIABLE]: 's1' });
+      await until(() => markedProcesses(SESSION_MARK_VARIABLE, 's1').length >= 2, 'the tool runs');
+      await h.session.cancelTurn(turnId, BUDGETS);
+      await until(() => markedProcesses(SESSION_MARK_VARIABLE, 's1').length === 0, 'the tool is gone');
+      assert.ok(h.logger.records.some((record) => record.fields.event === 'session.tool_processes_reaped'));
+    } finally {
+      try {
+        process.kill(-tool.pid!, 'SIGKILL');
+      } catch {
+        // gone, as it should be
+      }
       await h.close();
     }
   });

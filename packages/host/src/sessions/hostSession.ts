@@ -19,6 +19,7 @@ import {
   SidecarRequestError,
 } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
+import { killSurvivors, type MarkedProcess, markedProcesses, SESSION_MARK_VARIABLE } from '../sidecar/processMarks.ts';
 import type { RuntimeLogger } from '../sidecar/runtimeLogger.ts';
 import { isSidecarGone, type SidecarExitReport, SidecarUnavailableError } from '../sidecar/sidecarSupervisor.ts';
 import type { HostStoreReader } from '../store/hostStore.ts';
@@ -164,6 +165,7 @@ export class HostSession {
     });
     if (!('generation' in step)) return step;
 
+    const before = this.#toolProcesses();
     let answer: CancelResult | undefined;
     let failure: unknown;
     try {
@@ -181,6 +183,7 @@ export class HostSession {
       const turn = await this.#turn(turnId);
       const providerTurnId = turn?.providerTurnId ?? '';
       if (answer !== undefined) {
+        if (answer.canceled) this.#reapToolProcesses(before, 'cancel');
         if (answer.disposition === 'provider_active' && answer.providerTurnId !== '' && turn?.providerTurnId === null) {
           this.#deps.logger.warn(
             { event: 'session.cancel_binding_missing', sessionId: this.id, turnId },
@@ -488,8 +491,10 @@ export class HostSession {
     this.#startedOn = undefined;
     this.#toolTimeouts?.clear();
     if (generation === undefined || !this.#deps.sidecar.isLive(generation)) return;
+    const before = this.#toolProcesses();
     try {
       await this.#deps.sidecar.request(generation, 'close', { agentSessionId: this.id });
+      this.#reapToolProcesses(before, 'close');
     } catch (error) {
       this.#deps.logger.warn(
         { event: 'session.close_failed', sessionId: this.id, errorName: errorName(error) },
@@ -506,6 +511,7 @@ export class HostSession {
     const generation = this.#startedOn;
     if (generation === undefined || !this.#deps.sidecar.isLive(generation)) return;
     const budgets = this.#deps.internalCancelBudgets ?? HOST_CANCEL_BUDGETS;
+    const before = this.#toolProcesses();
     try {
       const result = await this.#deps.sidecar.request<CancelResult>(
         generation,
@@ -513,6 +519,7 @@ export class HostSession {
         { agentSessionId: this.id, turnId, ...budgets },
         { timeoutMs: cancelRequestTimeoutMs(budgets) },
       );
+      if (result.canceled) this.#reapToolProcesses(before, why);
       this.#deps.logger.info(
         { event: 'session.host_cancel', sessionId: this.id, turnId, reason: why, disposition: result.disposition },
         'the host canceled a turn',
@@ -520,6 +527,24 @@ export class HostSession {
     } catch (error) {
       this.#logFailure(`cancel after ${why}`, error);
     }
+  }
+
+  /** The processes this session's Claude Code started (its tools among them), as of now. */
+  #toolProcesses(): MarkedProcess[] {
+    return markedProcesses(SESSION_MARK_VARIABLE, this.id);
+  }
+
+  /**
+   * After a cancel or a close retired the session's Claude Code: what it ran before and still runs (a tool
+   * Claude Code had no time to stop, in a process group of its own) is killed.
+   */
+  #reapToolProcesses(before: readonly MarkedProcess[], reason: string): void {
+    const count = killSurvivors(before);
+    if (count === 0) return;
+    this.#deps.logger.warn(
+      { event: 'session.tool_processes_reaped', sessionId: this.id, reason, count },
+      'killed processes the canceled Claude Code left running',
+    );
   }
 
   async #turn(turnId: string): Promise<TurnRecord | undefined> {
@@ -552,6 +577,8 @@ export function startPayload(
     agentSessionId: session.id,
     providerSessionId: session.providerSessionId,
     cwd: session.cwd,
+    // Claude Code and every tool it runs inherit it: a tool left running after a cancel is found by it.
+    env: { [SESSION_MARK_VARIABLE]: session.id },
     permissionModeId: settings.permissionMode,
     settings: {
       model: settings.model === 'default' ? '' : settings.model,

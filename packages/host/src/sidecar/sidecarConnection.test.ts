@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pollUntil, processGroupMembers } from '@outrigger/claude-sdk-sidecar/testing';
+import { pathToFileURL } from 'node:url';
+import { isAlive, pollUntil, processGroupMembers } from '@outrigger/claude-sdk-sidecar/testing';
 import type { SidecarEvent } from '@outrigger/protocol';
 import { recordingLogger } from './runtimeLogger.ts';
 import { spawnSidecarConnection } from './sidecarConnection.ts';
@@ -52,4 +53,31 @@ test('a killed sidecar is reported, its group reaped, writes to it refused, and 
   }
   assert.equal(exits.length, 2);
   assert.equal(exits[1]?.expected, true);
+});
+
+test('stop also kills what escaped the sidecar group but carries its mark', async () => {
+  const preload = pathToFileURL(new URL('./escapingChild.fixture.ts', import.meta.url).pathname).href;
+  const connection = await spawnSidecarConnection({ env: { ...DRIVER_ENV, NODE_OPTIONS: `--import=${preload}` } });
+  const lines: string[] = [];
+  connection.onStderrLine((line) => lines.push(line));
+  let escaped: number | undefined;
+  try {
+    escaped = await pollUntil(
+      () => {
+        const line = lines.find((item) => item.startsWith('FIXTURE_ESCAPED '));
+        return line === undefined
+          ? undefined
+          : (JSON.parse(line.slice('FIXTURE_ESCAPED '.length)) as { pid: number }).pid;
+      },
+      'the escaped child',
+      10_000,
+    );
+    assert.notDeepEqual(processGroupMembers(connection.pid), [], 'the sidecar runs');
+    assert.equal(processGroupMembers(connection.pid).includes(escaped), false, 'it is outside the group');
+    await connection.stop();
+    await pollUntil(() => (isAlive(escaped!) ? undefined : true), 'the escaped child is killed', 5_000);
+  } finally {
+    if (escaped !== undefined && isAlive(escaped)) process.kill(escaped, 'SIGKILL');
+    connection.killNow();
+  }
 });

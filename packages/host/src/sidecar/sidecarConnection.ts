@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { type SidecarExit, type SidecarProcess, spawnSidecarProcess } from '@outrigger/claude-sdk-sidecar/process';
 import {
@@ -8,6 +9,7 @@ import {
   type SidecarProtocolError,
   SidecarRequestError,
 } from '@outrigger/protocol';
+import { killSurvivors, markedProcesses, SIDECAR_MARK_VARIABLE } from './processMarks.ts';
 
 export type { SidecarExit };
 
@@ -26,9 +28,12 @@ export interface SidecarConnection {
   onStderrLine(listener: (line: string) => void): () => void;
   /** Resolves once the process exited and the stderr it wrote before that was delivered. */
   readonly exited: Promise<SidecarExit>;
-  /** Ends stdin (the sidecar closes its sessions and exits), then kills what is left of its process group. */
+  /**
+   * Ends stdin (the sidecar closes its sessions and exits), then kills what is left of its process group and
+   * every process that still carries its mark (tools Claude Code ran in groups of their own).
+   */
   stop(): Promise<SidecarExit>;
-  /** SIGKILLs the whole process group now, synchronously: the host is exiting and cannot wait. */
+  /** SIGKILLs the whole process group and everything carrying its mark now, synchronously: the host is exiting. */
   killNow(): void;
 }
 
@@ -50,8 +55,10 @@ const STDERR_POLL_MS = 100;
 const STDERR_SETTLE_MS = 30;
 
 export async function spawnSidecarConnection(options: SidecarConnectionOptions): Promise<SidecarConnection> {
+  // Everything the sidecar starts inherits this: what escaped its process group is found by it.
+  const mark = randomUUID();
   const child = await spawnSidecarProcess({
-    env: options.env,
+    env: { ...options.env, [SIDECAR_MARK_VARIABLE]: mark },
     cwd: options.cwd,
     requestTimeoutMs: options.requestTimeoutMs,
     maxStderrLines: STDERR_BUFFER_LINES,
@@ -111,6 +118,7 @@ export async function spawnSidecarConnection(options: SidecarConnectionOptions):
     stop: async () => {
       const exit = await child.stop({ timeoutMs: options.stopTimeoutMs });
       await exited;
+      killSurvivors(markedProcesses(SIDECAR_MARK_VARIABLE, mark));
       return exit;
     },
     killNow: () => {
@@ -119,6 +127,7 @@ export async function spawnSidecarConnection(options: SidecarConnectionOptions):
       } catch {
         // ESRCH: the group is already gone.
       }
+      killSurvivors(markedProcesses(SIDECAR_MARK_VARIABLE, mark));
     },
   };
 }
