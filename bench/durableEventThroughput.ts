@@ -27,8 +27,8 @@ const CLIENTS = 10;
 const SINGLE_EVENTS = 20_000;
 const BATCHED_EVENTS = 100_000;
 const BATCH = 64;
-const PACED_RATE = 20_000;
-const PACED_SECONDS = 3;
+export const PACED_RATE = 20_000;
+export const PACED_SECONDS = 3;
 
 export async function measureDurableEventThroughput(): Promise<Figure[]> {
   const dir = await mkdtemp(join(tmpdir(), 'outrigger-bench-store-'));
@@ -83,7 +83,7 @@ interface RunResult {
 }
 
 /** Offers one burst of events; resolves when they are committed and published. */
-type Produce = (count: number) => Promise<void>;
+export type Produce = (count: number) => Promise<void>;
 
 async function run(
   path: string,
@@ -145,12 +145,12 @@ async function run(
   };
 }
 
-async function produceSequential(produce: Produce, events: number, batch: number): Promise<void> {
+export async function produceSequential(produce: Produce, events: number, batch: number): Promise<void> {
   for (let sent = 0; sent < events; sent += batch) await produce(Math.min(batch, events - sent));
 }
 
 /** `PACED_RATE` events a second, one unit per event, in 1 ms ticks: what a busy sidecar looks like. */
-async function producePaced(produce: Produce): Promise<void> {
+export async function producePaced(produce: Produce): Promise<void> {
   const perTick = PACED_RATE / 1000;
   const ticks = PACED_SECONDS * 1000;
   const startedAt = performance.now();
@@ -165,7 +165,7 @@ async function producePaced(produce: Produce): Promise<void> {
 }
 
 /** A streamed text delta as the projector writes it (about 200 bytes stored). */
-function draft(n: number): SessionEventDraft {
+export function draft(n: number): SessionEventDraft {
   return {
     type: 'text',
     data: {

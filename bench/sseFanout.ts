@@ -13,6 +13,14 @@ import { silentLogger } from '../packages/host/src/logging/hostLogger.ts';
 import type { SessionEventDraft } from '../packages/host/src/store/hostStore.ts';
 import { SqliteHostStore } from '../packages/host/src/store/sqlite/sqliteHostStore.ts';
 import { testSession } from '../packages/host/src/store/testRecords.ts';
+import {
+  draft,
+  PACED_RATE,
+  PACED_SECONDS,
+  type Produce,
+  producePaced,
+  produceSequential,
+} from './durableEventThroughput.ts';
 import { type Figure, measuredFigure } from './figure.ts';
 import { percentile, rounded } from './stats.ts';
 
@@ -32,8 +40,6 @@ import { percentile, rounded } from './stats.ts';
 const CLIENTS = Number(process.env.BENCH_SSE_CLIENTS ?? 10);
 const BURST_EVENTS = 100_000;
 const BATCH = 64;
-const PACED_RATE = 20_000;
-const PACED_SECONDS = 3;
 const TOKEN = 'bench-token-0123456789abcdefghijklmnopqrstuvwxyz';
 
 interface ClientResult {
@@ -45,7 +51,9 @@ interface ClientResult {
 export async function measureSseFanout(): Promise<Figure[]> {
   const dir = await mkdtemp(join(tmpdir(), 'outrigger-bench-sse-'));
   try {
-    const burst = await run(join(dir, 'burst.db'), BURST_EVENTS, false, (produce) => produceBursts(produce));
+    const burst = await run(join(dir, 'burst.db'), BURST_EVENTS, false, (produce) =>
+      produceSequential(produce, BURST_EVENTS, BATCH),
+    );
     const paced = await run(join(dir, 'paced.db'), PACED_RATE * PACED_SECONDS, true, producePaced);
     const details = { clients: CLIENTS, batch: BATCH, pacedRate: PACED_RATE, burst, paced };
     return [
@@ -78,8 +86,6 @@ export async function measureSseFanout(): Promise<Figure[]> {
     await rm(dir, { recursive: true, force: true });
   }
 }
-
-type Produce = (count: number) => Promise<void>;
 
 async function run(
   path: string,
@@ -157,37 +163,6 @@ async function run(
     /** Offered → taken from the hub by the SSE route (and written to the socket), all clients. */
     hostP99Ms: rounded(percentile(handedOut, 99)),
     incomplete: endReasons.filter((reason) => reason !== 'complete').length,
-  };
-}
-
-async function produceBursts(produce: Produce): Promise<void> {
-  for (let sent = 0; sent < BURST_EVENTS; sent += BATCH) await produce(Math.min(BATCH, BURST_EVENTS - sent));
-}
-
-async function producePaced(produce: Produce): Promise<void> {
-  const perTick = PACED_RATE / 1000;
-  const startedAt = performance.now();
-  const pending: Promise<void>[] = [];
-  for (let tick = 0; tick < PACED_SECONDS * 1000; tick += 1) {
-    for (let index = 0; index < perTick; index += 1) pending.push(produce(1));
-    const wait = startedAt + tick + 1 - performance.now();
-    await new Promise((resolve) => (wait > 0 ? setTimeout(resolve, wait) : setImmediate(resolve)));
-  }
-  await Promise.all(pending);
-}
-
-/** A streamed text delta as the projector writes it. */
-function draft(n: number): SessionEventDraft {
-  return {
-    type: 'text',
-    data: {
-      session_id: 'bench',
-      turnId: 'turn-0123456789abcdef',
-      messageId: 'assistant:msg_0123456789abcdef:0',
-      delta: `word ${n} of a streamed answer, `,
-      final: false,
-      interrupted: false,
-    },
   };
 }
 

@@ -3,14 +3,11 @@
  * `droppedFields`), so a prompt, a tool input or a credential can only reach a log through a field named
  * here, and every string in these fields still goes through `redactSecrets`.
  */
+/** Identities: never redacted (ids by construction), only cut to a sane length. */
+const idLogFields = ['sessionId', 'turnId', 'requestId', 'toolUseId', 'providerTurnId', 'providerSessionId'] as const;
+
 export const allowedLogFields = [
-  // identities (never redacted: ids by construction)
-  'sessionId',
-  'turnId',
-  'requestId',
-  'toolUseId',
-  'providerTurnId',
-  'providerSessionId',
+  ...idLogFields,
   // HTTP
   'method',
   'route',
@@ -67,14 +64,7 @@ export type LogValue = string | number | boolean | null | undefined | LogValue[]
 export type LogFields = Partial<Record<AllowedLogField, LogValue>>;
 
 const allowed: ReadonlySet<string> = new Set(allowedLogFields);
-const idFields: ReadonlySet<string> = new Set([
-  'sessionId',
-  'turnId',
-  'requestId',
-  'toolUseId',
-  'providerTurnId',
-  'providerSessionId',
-]);
+const idFields: ReadonlySet<string> = new Set(idLogFields);
 
 /** Longest string kept in a log field; longer ones are cut (a log is no place for payloads). */
 const MAX_STRING = 2000;
