@@ -45,6 +45,19 @@ export async function runServeCommand(argv: string[]): Promise<void> {
     }
     stdout.write(`\nOutrigger is running. Open:\n\n  ${styleText('bold', host.url, { stream: stdout })}\n\n`);
     stdout.write(`Data in ${host.dataDir}; logs in ${host.dataDir}/logs/host.log. Ctrl-C stops it.\n`);
+    // A bug must leave its trace in the log (name and stack frames only: a message may quote input). A
+    // rejected promise nobody awaited is logged and the host goes on; an uncaught exception stops it.
+    const frames = (error: unknown) => ({
+      errorName: error instanceof Error ? error.name : typeof error,
+      stack: error instanceof Error ? error.stack?.split('\n').slice(1, 12).join('\n') : undefined,
+    });
+    process.on('unhandledRejection', (reason) => host.logger.error('host.unhandled_rejection', frames(reason)));
+    process.on('uncaughtException', (error) => {
+      host.logger.error('host.uncaught_exception', frames(error));
+      process.stderr.write('outrigger serve: stopping after an unexpected error (see the log)\n');
+      process.exitCode = 1;
+      void host.close().finally(() => process.exit(1));
+    });
     await new Promise<void>((resolve) => {
       const stop = () => {
         process.off('SIGINT', stop);
