@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SessionEvent } from '@outrigger/host-api';
 import type { SidecarEvent } from '@outrigger/protocol';
+import { readFixture, replayFixture } from '../../test/fixtures/fixtureReplay.ts';
 import { CommitPublisher } from '../events/commitPublisher.ts';
 import { EventHub } from '../events/eventHub.ts';
 import type { SessionLedger } from '../sessions/sessionLedger.ts';
@@ -241,5 +242,86 @@ test('user tasks are created after the others, edited and deleted; SDK and forei
   await assert.rejects(ledger.updateUserTask('sdk-s1-0', { title: 'x' }), { code: 'conflict' });
   const other = await ledgers.create({ id: 's2', cwd: '/tmp/y', settings, providerSessionId: 'p' });
   await assert.rejects(other.deleteUserTask(first.id), { code: 'not_found' });
+  await store.close();
+});
+
+test('events that arrived together apply in one go exactly as one by one', async () => {
+  const lines = readFixture('agent');
+  const one = await replayFixture(lines);
+  const expected = {
+    rows: (await one.store.listMessages(one.sessionId, { limit: 500 })).messages.map((row) => [
+      row.position,
+      row.status,
+      JSON.stringify(row.content),
+    ]),
+    events: (await one.sessionEvents()).map((item) => [item.type, 'turnId' in item.data ? item.data.turnId : null]),
+  };
+  await one.close();
+
+  // The same scenario, each run of events between two host requests handed over as one batch.
+  const store = new FaultInjectingStore(SqliteHostStore.open({ path: ':memory:' }));
+  const hub = new EventHub(store);
+  let clock = 1_000;
+  const ledgers = new ProjectedSessionLedgers({
+    store,
+    committer: new CommitPublisher(store, hub),
+    now: () => (clock += 10),
+  });
+  let ledger: ProjectedSessionLedger | undefined;
+  let batch: SidecarEvent[] = [];
+  const flush = async () => {
+    if (batch.length > 0) await ledger!.applySidecarEvents(batch);
+    batch = [];
+  };
+  for (const line of lines) {
+    if (line.kind === 'event') {
+      batch.push({ type: line.type, payload: line.payload } as SidecarEvent);
+      continue;
+    }
+    await flush();
+    if (line.type === 'start') {
+      ledger = await ledgers.create({
+        id: 'fixture-agent',
+        cwd: String(line.payload.cwd),
+        settings,
+        providerSessionId: 'x',
+      });
+    } else if (line.type === 'exec') {
+      await ledger!.acceptTurn(String(line.payload.turnId), prompt(String(line.payload.prompt)), false);
+    }
+  }
+  await flush();
+  assert.deepEqual(
+    (await store.listMessages('fixture-agent', { limit: 500 })).messages.map((row) => [
+      row.position,
+      row.status,
+      JSON.stringify(row.content),
+    ]),
+    expected.rows,
+  );
+  assert.deepEqual(
+    (await store.readSessionEvents('fixture-agent', 0, 1_000)).map((item) => [
+      item.type,
+      'turnId' in item.data ? item.data.turnId : null,
+    ]),
+    expected.events,
+  );
+
+  // A refused batch: nothing of it is kept and the ledger is back at what the store holds.
+  await ledger!.acceptTurn('t-late', prompt('again'), false);
+  store.failAllWrites();
+  await assert.rejects(
+    ledger!
+      .applySidecarEvents([
+        event('provider_turn_identity_resolved', { turnId: 't-late', providerTurnId: 'p-late' }),
+        event('turn_completed', { turnId: 't-late', stopReason: 'end_turn' }),
+      ])
+      .then(() => undefined),
+    StoreError,
+  );
+  store.heal();
+  assert.equal(ledger!.turn('t-late')?.providerTurnId, null);
+  assert.equal(ledger!.turn('t-late')?.status, 'running');
+  hub.shutdown();
   await store.close();
 });

@@ -84,14 +84,33 @@ export class ProjectedSessionLedger {
 
   async applySidecarEvent(event: SidecarEvent): Promise<AppliedSidecarEvent> {
     await this.#hydrateFor(event);
-    const projection = await this.#run((projector, now) => projector.projectSidecarEvent(event, now));
-    return {
-      endedTurnIds: projection.endedTurnIds,
-      ...(projection.identityViolationTurnId === undefined
-        ? {}
-        : { identityViolationTurnId: projection.identityViolationTurnId }),
-      ...(projection.dropped === undefined ? {} : { dropped: projection.dropped }),
-    };
+    return appliedOf(await this.#run((projector, now) => projector.projectSidecarEvent(event, now)));
+  }
+
+  /**
+   * Several events that arrived together (one stdout chunk) in one go: projected in order, their
+   * units handed to the committer together (one transaction with its group commit) and published
+   * after it. Same outcome as applying them one by one; a refused commit reloads the projector from
+   * the store and throws, as `applySidecarEvent` does.
+   */
+  async applySidecarEvents(events: readonly SidecarEvent[]): Promise<AppliedSidecarEvent[]> {
+    const projector = this.#projector;
+    const projections: Projection[] = [];
+    for (const event of events) {
+      // Rows of earlier events of this batch stay in memory (no eviction) until the batch is stored.
+      await this.#hydrateFor(event);
+      const projection = projector.projectSidecarEvent(event, this.#now());
+      if (!projection.empty) projector.accept(projection, { evict: false });
+      projections.push(projection);
+    }
+    try {
+      await Promise.all(projections.filter((p) => !p.empty).map((p) => this.#deps.committer.commit(p.unit)));
+    } catch (error) {
+      await this.#reload();
+      throw error;
+    }
+    projector.evict();
+    return projections.map(appliedOf);
   }
 
   async acceptTurn(turnId: string, prompt: PromptInput, queued: boolean): Promise<void> {
@@ -257,6 +276,16 @@ export class ProjectedSessionLedger {
     const interaction = await this.#deps.store.getInteraction(this.sessionId, requestId);
     if (interaction !== undefined) this.#projector.hydrate({ interactions: [interaction] });
   }
+}
+
+function appliedOf(projection: Projection): AppliedSidecarEvent {
+  return {
+    endedTurnIds: projection.endedTurnIds,
+    ...(projection.identityViolationTurnId === undefined
+      ? {}
+      : { identityViolationTurnId: projection.identityViolationTurnId }),
+    ...(projection.dropped === undefined ? {} : { dropped: projection.dropped }),
+  };
 }
 
 /** The runtime's `NewSession`. */

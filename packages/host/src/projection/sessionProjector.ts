@@ -181,10 +181,14 @@ export class SessionProjector {
     }
   }
 
-  /** After the projection's unit was committed: its rows become the state; what can no longer change is let go. */
-  accept(projection: Projection): void {
+  /**
+   * After the projection's unit was committed: its rows become the state and what can no longer
+   * change is let go. `{evict: false}` keeps everything (several projections folded ahead of one
+   * commit must not let go of rows their commit has not stored yet); `evict()` then lets go.
+   */
+  accept(projection: Projection, options: { evict?: boolean } = {}): void {
     projection.draft.foldInto(this.#state);
-    this.#evict();
+    if (options.evict ?? true) this.evict();
   }
 
   // ─── sidecar events ──────────────────────────────────────────────────────────────────────────
@@ -1311,7 +1315,7 @@ export class SessionProjector {
   }
 
   /** Lets go of turns (and their rows) that can no longer change; keeps what status and late events need. */
-  #evict(): void {
+  evict(): void {
     const state = this.#state;
     const keep = new Set<string>();
     let lastRan: TurnRecord | undefined;
