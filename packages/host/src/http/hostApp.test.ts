@@ -144,6 +144,8 @@ test('query strings are validated: unknown names, wrong values and repeated name
     wrong.details?.map((detail) => detail.path),
     ['status'],
   );
+  const none = await errorOf(await call('/api/sessions/s1?verbose=1'));
+  assert.deepEqual(none.details, [{ path: 'verbose', message: 'unknown field' }], 'a route without a query takes none');
   const twice = await errorOf(await call('/api/interactions?status=pending&status=answered'));
   assert.deepEqual(twice.details, [{ path: 'status', message: 'given more than once' }]);
 });

@@ -11,7 +11,7 @@ import {
   sseTiming,
 } from '@outrigger/host-api';
 import { type Context, Hono } from 'hono';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { HostError } from '../hostError.ts';
 import type { HostLogger } from '../logging/hostLogger.ts';
 import type { EventStream, HostService } from '../service/hostService.ts';
@@ -112,7 +112,8 @@ export function createHostApp(options: HostAppOptions): Hono<Env> {
     const input = {
       params: c.req.param() as Record<string, string>,
       body: 'body' in route ? await readJsonBody(c.req.raw, route.body, bodyLimitOf(name)) : undefined,
-      query: 'query' in route ? readQuery(new URL(c.req.url), route.query) : undefined,
+      // A route without a query schema takes no query: an unknown name is refused, not ignored.
+      query: readQuery(new URL(c.req.url), 'query' in route ? route.query : noQuery),
     };
     const handler = jsonHandlers[name] as (service: HostService, input: unknown) => Promise<unknown>;
     const result = await handler(service, input);
@@ -234,6 +235,8 @@ export function createHostApp(options: HostAppOptions): Hono<Env> {
 
   return app;
 }
+
+const noQuery = z.strictObject({});
 
 function acceptsEventStream(c: Context): boolean {
   return (c.req.header('accept') ?? '').toLowerCase().includes('text/event-stream');
