@@ -4,6 +4,7 @@ import { ProjectedSessionLedgers } from './projection/projectedSessionLedger.ts'
 import { hostViews } from './projection/views.ts';
 import type { ServiceFactory } from './serve.ts';
 import { SessionManager } from './sessions/sessionManager.ts';
+import { hostMarkFor, reapPreviousRun } from './sidecar/processMarks.ts';
 import { spawnSidecarConnection } from './sidecar/sidecarConnection.ts';
 import { SidecarSupervisor } from './sidecar/sidecarSupervisor.ts';
 import { SqliteHostStore } from './store/sqlite/sqliteHostStore.ts';
@@ -20,8 +21,17 @@ export const createHostService: ServiceFactory = async (context) => {
   try {
     const hub = new EventHub(store);
     const publisher = new CommitPublisher(store, hub);
+    // A run of this host that was killed may have left tools running (in process groups of their own).
+    const hostMark = hostMarkFor(context.databasePath);
+    const reaped = await reapPreviousRun(hostMark);
+    if (reaped > 0) {
+      context.runtimeLogger.warn(
+        { event: 'host.previous_run_reaped', count: reaped },
+        'killed processes a previous run of this host left running',
+      );
+    }
     const supervisor = new SidecarSupervisor({
-      spawn: () => spawnSidecarConnection({ env: context.sidecarEnv }),
+      spawn: () => spawnSidecarConnection({ env: context.sidecarEnv, hostMark }),
       logger: context.runtimeLogger,
     });
     return await SessionManager.open({

@@ -506,6 +506,7 @@ describe('HostSession and the sidecar dying', () => {
       h.emit('assistant_delta', { turnId, messageId: 'm', content: 'hi', snapshot: 'hi' });
       await until(() => h.requestsOf('cancel').length === 1, 'the cancel');
       assert.equal(h.ledger.turn(turnId)?.error?.code, 'identity_violation');
+      assert.ok(h.logger.records.some((record) => record.fields.event === 'session.identity_violation'));
       assert.equal(h.requestsOf('cancel')[0]?.payload.turnId, turnId);
     } finally {
       await h.close();

@@ -323,8 +323,29 @@ export class HostSession {
       .run(async () => {
         this.#toolTimeouts?.observe(event);
         const applied = await this.#ledger.applySidecarEvent(event);
+        const turnId = (event.payload as { turnId?: unknown }).turnId;
         if (applied.identityViolationTurnId !== undefined) {
+          this.#deps.logger.warn(
+            {
+              event: 'session.identity_violation',
+              sessionId: this.id,
+              turnId: applied.identityViolationTurnId,
+              type: event.type,
+            },
+            'output of a turn before its provider identity, or a second identity: the turn failed',
+          );
           void this.#cancelInSidecar(applied.identityViolationTurnId, 'identity_violation');
+        } else if (applied.dropped !== undefined) {
+          this.#deps.logger.warn(
+            {
+              event: 'session.event_dropped',
+              sessionId: this.id,
+              turnId: typeof turnId === 'string' ? turnId : undefined,
+              type: event.type,
+              reason: applied.dropped,
+            },
+            'a sidecar event named something the session does not have',
+          );
         }
         if (applied.endedTurnIds.length > 0) await this.#dispatchNext();
       })

@@ -16,6 +16,8 @@ export interface AppliedSidecarEvent {
   readonly endedTurnIds: readonly string[];
   /** A turn broke the identity barrier (invariant 2): it was failed; the sidecar must stop it. */
   readonly identityViolationTurnId?: string;
+  /** Why the event changed nothing although it named something (content-free, for the log). */
+  readonly dropped?: string;
 }
 
 export type SupersedeResolution = 'turn_ended' | 'sidecar_exited' | 'host_restarted';

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 
 /**
  * Claude Code runs a tool's shell in a process group of its own, so a tool it did not get to kill (a cancel
@@ -9,6 +11,28 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
  */
 export const SIDECAR_MARK_VARIABLE = 'OUTRIGGER_SIDECAR_MARK';
 export const SESSION_MARK_VARIABLE = 'OUTRIGGER_SESSION_MARK';
+/** The same for every run of a host on one database: what a killed run left is found by the next. */
+export const HOST_MARK_VARIABLE = 'OUTRIGGER_HOST_MARK';
+
+/** The host mark of a database (one host runs on a database at a time). */
+export function hostMarkFor(databasePath: string): string {
+  return createHash('sha256').update(databasePath).digest('hex').slice(0, 24);
+}
+
+/**
+ * What a previous run of this host left (it was killed: its sidecar ends by itself once its stdin closes,
+ * the tools Claude Code ran in groups of their own do not): given `graceMs` to end on its own, then killed.
+ * Returns how many had to be killed.
+ */
+export async function reapPreviousRun(hostMark: string, graceMs = 3_000): Promise<number> {
+  const deadline = Date.now() + graceMs;
+  let left = markedProcesses(HOST_MARK_VARIABLE, hostMark);
+  while (left.length > 0 && Date.now() < deadline) {
+    await delay(100);
+    left = markedProcesses(HOST_MARK_VARIABLE, hostMark);
+  }
+  return killSurvivors(left);
+}
 
 /** A process as of one moment: its pid and start time (a later process reusing the pid has another). */
 export interface MarkedProcess {

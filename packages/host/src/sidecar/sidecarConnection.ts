@@ -9,7 +9,7 @@ import {
   type SidecarProtocolError,
   SidecarRequestError,
 } from '@outrigger/protocol';
-import { killSurvivors, markedProcesses, SIDECAR_MARK_VARIABLE } from './processMarks.ts';
+import { HOST_MARK_VARIABLE, killSurvivors, markedProcesses, SIDECAR_MARK_VARIABLE } from './processMarks.ts';
 
 export type { SidecarExit };
 
@@ -46,6 +46,8 @@ export interface SidecarConnectionOptions {
   requestTimeoutMs?: number;
   /** How long `stop()` waits for a clean exit before SIGTERM, then SIGKILL of the group. Default 10 s. */
   stopTimeoutMs?: number;
+  /** `hostMarkFor(databasePath)`: lets the next run of the host find what this one left if it is killed. */
+  hostMark?: string;
 }
 
 /** Lines read but not yet handed on stay in the process's bounded buffer; this is its size. */
@@ -58,7 +60,11 @@ export async function spawnSidecarConnection(options: SidecarConnectionOptions):
   // Everything the sidecar starts inherits this: what escaped its process group is found by it.
   const mark = randomUUID();
   const child = await spawnSidecarProcess({
-    env: { ...options.env, [SIDECAR_MARK_VARIABLE]: mark },
+    env: {
+      ...options.env,
+      [SIDECAR_MARK_VARIABLE]: mark,
+      ...(options.hostMark === undefined ? {} : { [HOST_MARK_VARIABLE]: options.hostMark }),
+    },
     cwd: options.cwd,
     requestTimeoutMs: options.requestTimeoutMs,
     maxStderrLines: STDERR_BUFFER_LINES,
