@@ -1,6 +1,11 @@
 import type { BackgroundTask, InteractionStatus, SessionStatus, TurnError } from '@outrigger/host-api';
 import type { TurnRecord } from '../store/records.ts';
 
+const terminalTurnStatuses: ReadonlySet<string> = new Set(['completed', 'failed', 'canceled', 'interrupted']);
+
+/** The turn has ended (completed, failed, canceled or interrupted): its `done` was published. */
+export const isTerminalTurn = (turn: Pick<TurnRecord, 'status'>): boolean => terminalTurnStatuses.has(turn.status);
+
 export type TurnRecordLike = Pick<TurnRecord, 'id' | 'kind' | 'status' | 'ordinal' | 'startedAt' | 'error'>;
 
 /** What the session's status is computed from: committed state only (invariant 10). */
