@@ -17,6 +17,25 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   }
   const { options } = parsed;
   const { stdout } = process;
+  // Listening for Ctrl-C / SIGTERM before anything starts: a signal that comes early (even right after the URL
+  // was printed) still closes what was started instead of killing the process around it.
+  let requestStop!: () => void;
+  const stopRequested = new Promise<void>((resolve) => {
+    requestStop = resolve;
+  });
+  const forceExit = () => {
+    process.stderr.write('outrigger serve: stopping without waiting\n');
+    process.exit(130);
+  };
+  const onSignal = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    // A second Ctrl-C while the sessions close: stop waiting.
+    process.once('SIGINT', forceExit);
+    requestStop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const backend = await openModelBackend({ processEnv: process.env, dataDir: options.dataDir });
   try {
     const demo = backend.kind === 'demo';
@@ -58,24 +77,13 @@ export async function runServeCommand(argv: string[]): Promise<void> {
       process.exitCode = 1;
       void host.close().finally(() => process.exit(1));
     });
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        // A second Ctrl-C while the sessions close: stop waiting.
-        process.once('SIGINT', () => {
-          process.stderr.write('outrigger serve: stopping without waiting\n');
-          process.exit(130);
-        });
-        resolve();
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    await stopRequested;
     stdout.write('Stopping: closing sessions and the sidecar…\n');
     await host.close();
     stdout.write('Stopped.\n');
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     await backend.close();
   }
 }

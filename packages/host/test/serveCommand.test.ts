@@ -43,3 +43,27 @@ test('outrigger serve without a credential: the demo model, a URL that works, a 
     await rm(root, { recursive: true, force: true });
   }
 });
+
+test('Ctrl-C (SIGINT) stops outrigger serve cleanly; the token of the first start is kept by the next', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'outrigger-serve-cli-'));
+  const mark = randomUUID();
+  const start = () =>
+    spawnServe({
+      args: ['--port', '0', '--data-dir', join(root, 'data')],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root, ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' },
+      mark,
+    });
+  try {
+    const first = await start();
+    assert.doesNotMatch(first.output(), /DEMO MODEL/, 'a credential variable selects Claude, not the demo');
+    assert.equal((await first.client.call('info')).modelBackend, 'anthropic');
+    assert.equal(await first.stop('SIGINT'), 0);
+    const second = await start();
+    assert.equal(second.token, first.token);
+    assert.equal(await second.stop('SIGINT'), 0);
+    await assertNoProcessesLeft(mark);
+  } finally {
+    killMarkedProcesses(mark);
+    await rm(root, { recursive: true, force: true });
+  }
+});
