@@ -207,17 +207,20 @@ export function createHostApp(options: HostAppOptions): Hono<Env> {
     schemas: Readonly<Record<string, z.ZodType>>,
     isLast: (event: E) => boolean,
     keep: (event: E) => boolean = () => true,
-  ): SseSource {
+  ): SseSource<E> {
     const validate = options.validateResponses === true;
-    async function* frames(): AsyncGenerator<string> {
-      for await (const event of stream) {
-        if (!keep(event)) continue;
+    // The pump reads the hub's stream itself: no async layer in between (it runs per event per client).
+    return {
+      items: stream,
+      frame: (event) => {
+        if (!keep(event)) return undefined;
         if (validate) checkEvent(event, schemas);
-        yield eventFrame(event);
-        if (isLast(event)) return;
-      }
-    }
-    return { frames: frames(), ended: stream.ended, close: () => stream.close() };
+        return eventFrame(event);
+      },
+      isLast: (event) => keep(event) && isLast(event),
+      ended: stream.ended,
+      close: () => stream.close(),
+    };
   }
 
   function checkEvent(event: SessionEvent | HostEvent, schemas: Readonly<Record<string, z.ZodType>>): void {

@@ -19,9 +19,13 @@ const FLUSH_AT_CHARS = 64 * 1024;
 
 export type SseEndReason = 'closed' | 'slow_consumer' | 'shutdown' | 'client_gone' | 'done';
 
-export interface SseSource {
-  /** Frames to send, in order; the pump ends when it ends. */
-  readonly frames: AsyncIterable<string>;
+export interface SseSource<T> {
+  /** What to send, in order; the pump ends when it ends. */
+  readonly items: AsyncIterable<T>;
+  /** The frame of an item; undefined: not for this stream. */
+  frame(item: T): string | undefined;
+  /** After this item's frame the stream is complete. */
+  isLast(item: T): boolean;
   /** Resolves when the source is cut (`slow_consumer`) or shut down, possibly while the pump waits. */
   readonly ended: Promise<string>;
   close(): void;
@@ -35,9 +39,9 @@ export interface SseSource {
  * instead of growing in this process; and nothing but our own JSON frames is ever written (`streamSSE`
  * writes an error's message as a non-JSON `error` event).
  */
-export async function pumpSse(
+export async function pumpSse<T>(
   response: ServerResponse,
-  source: SseSource,
+  source: SseSource<T>,
   options: { heartbeatMs: number; prelude?: string },
 ): Promise<SseEndReason> {
   response.writeHead(200, {
@@ -83,9 +87,12 @@ export async function pumpSse(
   }, options.heartbeatMs);
   let reason: SseEndReason = 'done';
   try {
-    for await (const frame of source.frames) {
+    for await (const item of source.items) {
       if (response.destroyed) break;
-      if (!write(frame)) {
+      const frame = source.frame(item);
+      if (frame === undefined) continue;
+      const last = source.isLast(item);
+      if (!write(frame) && !last) {
         flush();
         waiting = true;
         let onDrain!: () => void;
@@ -98,6 +105,7 @@ export async function pumpSse(
         waiting = false;
         if (outcome !== 'drain') break;
       }
+      if (last) break;
     }
     if (response.destroyed) reason = 'client_gone';
     else {
