@@ -30,7 +30,7 @@ function rawGet(
 
 let testHost: TestHost;
 before(async () => {
-  testHost = await startTestHost();
+  testHost = await startTestHost({ heartbeatMs: 100 });
 });
 after(async () => {
   await testHost?.close();
@@ -100,4 +100,21 @@ test('the token file is 0600 and the token survives a restart', async () => {
   const info = await new HostClient({ baseUrl: testHost.host.baseUrl, token: before }).call('info');
   assert.equal(info.modelBackend, 'anthropic');
   assert.equal(info.defaultCwd.startsWith(testHost.dataDir), true);
+});
+
+test('a quiet stream carries heartbeats: real events without an id', async () => {
+  let beats = 0;
+  const frames = await readEventsUntil(
+    testHost.client,
+    undefined,
+    (frame) => frame.event === 'heartbeat' && ++beats === 2,
+    {
+      heartbeats: true,
+      timeoutMs: 10_000,
+    },
+  );
+  for (const frame of frames.filter((frame) => frame.event === 'heartbeat')) {
+    assert.equal(frame.id, undefined);
+    assert.equal(typeof (frame.data as { time?: unknown }).time, 'number');
+  }
 });
