@@ -12,8 +12,9 @@ import {
 import { markedProcesses, SESSION_MARK_VARIABLE } from '../sidecar/processMarks.ts';
 import { recordingLogger } from '../sidecar/runtimeLogger.ts';
 import { SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
+import { testSession } from '../store/testRecords.ts';
 import { HostSession } from './hostSession.ts';
-import { FakeLedger, fakeSessionRecord } from './testing/fakeLedger.ts';
+import { FakeLedger } from './testing/fakeLedger.ts';
 
 /* The session state machine over a real SidecarSupervisor and SidecarClient, a scripted sidecar and an in-memory ledger. */
 
@@ -35,7 +36,7 @@ function harness(
       return fake;
     },
   });
-  const ledger = new FakeLedger(fakeSessionRecord('s1'));
+  const ledger = new FakeLedger(testSession('s1'));
   let next = 0;
   const session = new HostSession(ledger, {
     sidecar: supervisor,

@@ -28,15 +28,9 @@ import {
   type Task,
   type ToolResultBlock,
 } from '@outrigger/host-api';
-import {
-  type ForkSessionResult,
-  type ProviderTurnBinding,
-  type ResumeCursor,
-  type SidecarEvent,
-  SidecarRequestError,
-  type StartResult,
-} from '@outrigger/protocol';
+import { type ForkSessionResult, type SidecarEvent, SidecarRequestError, type StartResult } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
+import type { NewForkInit, NewSessionInit } from '../projection/projectedSessionLedger.ts';
 import type { EventStream, HostService } from '../service/hostService.ts';
 import type { RuntimeLogger } from '../sidecar/runtimeLogger.ts';
 import type { SidecarExitReport, SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
@@ -47,29 +41,13 @@ import { resolveSessionCwd } from './cwdPolicy.ts';
 import { HostSession, isTerminalTurn, startPayload } from './hostSession.ts';
 import type { SessionLedger } from './sessionLedger.ts';
 
-/** A session to create: the row the ledger commits first. */
-export interface NewSession {
-  readonly id: string;
-  readonly cwd: string;
-  /** Absent: the ledger's default (the cwd's name). */
-  readonly title?: string;
-  readonly settings: SessionSettings;
-  readonly providerSessionId: string;
-}
-
-/** A fork: a new session whose transcript is the source's up to and including `throughTurnId`. */
-export interface NewFork extends NewSession {
-  readonly forkedFrom: { readonly sessionId: string; readonly turnId: string };
-  /** The child's bindings of the copied turns, in order (`fork_session`'s `targetProviderTurnBindings`). */
-  readonly bindings: readonly ProviderTurnBinding[];
-  /** Resumes the child provider session on the fork's first turn. */
-  readonly resumeCursor: ResumeCursor;
-}
+/** A session to create, and a fork (its transcript is the source's up to and including a turn). */
+export type { NewForkInit as NewFork, NewSessionInit as NewSession } from '../projection/projectedSessionLedger.ts';
 
 /** Where session ledgers come from: the projector over the store and the hub. */
 export interface SessionLedgers {
-  create(init: NewSession): Promise<SessionLedger>;
-  fork(init: NewFork): Promise<SessionLedger>;
+  create(init: NewSessionInit): Promise<SessionLedger>;
+  fork(init: NewForkInit): Promise<SessionLedger>;
   load(sessionId: string): Promise<SessionLedger | undefined>;
 }
 

@@ -8,6 +8,7 @@ import {
   type SidecarEvent,
   type SidecarRequest,
 } from '@outrigger/protocol';
+import { subscribe } from './listeners.ts';
 import type { SidecarConnection, SidecarExit } from './sidecarConnection.ts';
 
 /** What the fake answers a request with: an `ok` payload, an `error`, or nothing yet (the test answers later). */
@@ -60,12 +61,7 @@ export function createFakeSidecar(handler: FakeHandler = defaultHandler): FakeSi
     onEvent: (listener) => client.onEvent(listener),
     onProtocolError: (listener) => client.onProtocolError(listener),
     onClose: (listener) => client.onClose(listener),
-    onStderrLine: (listener) => {
-      stderrListeners.add(listener);
-      return () => {
-        stderrListeners.delete(listener);
-      };
-    },
+    onStderrLine: (listener) => subscribe(stderrListeners, listener),
     exited,
     stop: async () => {
       stopped = true;

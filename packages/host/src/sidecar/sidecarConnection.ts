@@ -9,6 +9,7 @@ import {
   type SidecarProtocolError,
   SidecarRequestError,
 } from '@outrigger/protocol';
+import { subscribe } from './listeners.ts';
 import { HOST_MARK_VARIABLE, killSurvivors, markedProcesses, SIDECAR_MARK_VARIABLE } from './processMarks.ts';
 
 export type { SidecarExit };
@@ -114,12 +115,7 @@ export async function spawnSidecarConnection(options: SidecarConnectionOptions):
     onEvent: (listener) => client.onEvent(listener),
     onProtocolError: (listener) => client.onProtocolError(listener),
     onClose: (listener) => client.onClose(listener),
-    onStderrLine: (listener) => {
-      stderrListeners.add(listener);
-      return () => {
-        stderrListeners.delete(listener);
-      };
-    },
+    onStderrLine: (listener) => subscribe(stderrListeners, listener),
     exited,
     stop: async () => {
       const exit = await child.stop({ timeoutMs: options.stopTimeoutMs });

@@ -5,6 +5,7 @@ import {
   type SidecarEvent,
   SidecarRequestError,
 } from '@outrigger/protocol';
+import { subscribe } from './listeners.ts';
 import type { RuntimeLogger } from './runtimeLogger.ts';
 import type { SidecarConnection, SpawnSidecarConnection } from './sidecarConnection.ts';
 import { SidecarStderr } from './sidecarStderr.ts';
@@ -129,17 +130,11 @@ export class SidecarSupervisor {
 
   /** Events of sessions (those carrying `agentSessionId`); process-level ones are logged here. */
   onSessionEvent(listener: SessionEventListener): () => void {
-    this.#sessionListeners.add(listener);
-    return () => {
-      this.#sessionListeners.delete(listener);
-    };
+    return subscribe(this.#sessionListeners, listener);
   }
 
   onExit(listener: (report: SidecarExitReport) => void): () => void {
-    this.#exitListeners.add(listener);
-    return () => {
-      this.#exitListeners.delete(listener);
-    };
+    return subscribe(this.#exitListeners, listener);
   }
 
   /** Stops the sidecar (its sessions close, its Claude Code children end) and reaps its process group. */

@@ -10,6 +10,7 @@ import type {
 import type { SidecarEvent } from '@outrigger/protocol';
 import type { ClientMessageHit } from '../../store/hostStore.ts';
 import type { AttachmentRecord, SessionRecord, TurnRecord } from '../../store/records.ts';
+import { testSession, testTurn } from '../../store/testRecords.ts';
 import type { AppliedSidecarEvent, SessionLedger, SupersedeResolution } from '../sessionLedger.ts';
 import type { NewFork, NewSession } from '../sessionManager.ts';
 import type { TurnDraft } from '../turnInput.ts';
@@ -307,26 +308,7 @@ export class FakeLedger implements SessionLedger {
   }
 
   #newTurn(id: string, kind: 'user' | 'synthetic', status: TurnRecord['status'], prompt: string | null): TurnRecord {
-    return {
-      id,
-      sessionId: this.sessionId,
-      ordinal: this.#ordinal++,
-      kind,
-      status,
-      prompt,
-      input: [],
-      clientMessageId: null,
-      providerTurnId: null,
-      providerSessionId: null,
-      checkpointMessageId: null,
-      stopReason: null,
-      error: null,
-      cancelDisposition: null,
-      usage: null,
-      createdAt: 0,
-      startedAt: null,
-      endedAt: null,
-    };
+    return testTurn(this.sessionId, id, this.#ordinal++, { kind, status, prompt });
   }
 
   #put(turn: TurnRecord): void {
@@ -346,32 +328,6 @@ export class FakeLedger implements SessionLedger {
   }
 }
 
-export function fakeSessionRecord(id: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
-  return {
-    id,
-    title: 'work',
-    titleSource: 'default',
-    cwd: '/tmp',
-    closed: false,
-    status: 'idle',
-    needsInputCount: 0,
-    runningTurnId: null,
-    lastError: null,
-    settings: { model: 'default', permissionMode: 'default', planMode: false, effort: null },
-    effectiveModel: null,
-    configOptions: [],
-    providerSessionId: `provider-${id}`,
-    resumeCursor: null,
-    usage: { contextWindow: null, inputTokens: 0, outputTokens: 0, totalCostUsd: null },
-    backgroundTasks: [],
-    forkedFrom: null,
-    createdAt: 0,
-    updatedAt: 0,
-    lastActivityAt: 0,
-    ...overrides,
-  };
-}
-
 /**
  * Session ledgers kept in memory across "restarts": a new manager over the same `FakeLedgers` finds
  * every session as the previous one left it, like a store would.
@@ -381,7 +337,7 @@ export class FakeLedgers {
 
   async create(init: NewSession): Promise<FakeLedger> {
     const ledger = new FakeLedger(
-      fakeSessionRecord(init.id, {
+      testSession(init.id, {
         cwd: init.cwd,
         title: init.title ?? 'work',
         settings: init.settings,
