@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { after, before, test } from 'node:test';
 import { HostClient } from '@outrigger/host-api';
+import { readEventsUntil } from './harness/sseReader.ts';
 import { startTestHost, type TestHost } from './harness/testHost.ts';
 
 /** One raw HTTP exchange, every header as given (fetch would not let a test set Host). */
