@@ -1,11 +1,4 @@
-import {
-  type MessagesRequestView,
-  type MockAnthropic,
-  type MockReply,
-  type MockRuleFunction,
-  startMockAnthropic,
-  viewMessagesRequest,
-} from '@outrigger/mock-anthropic';
+import type { MessagesRequestView, MockReply, MockRuleFunction } from '@outrigger/mock-anthropic';
 
 /** How the model answers one case: its prompt, and what it says after each tool result of that turn. */
 export interface CaseScript {
@@ -43,28 +36,6 @@ export function caseScripts(): CaseScripts {
       scripts.set(tag, script);
       return `[case:${tag}] ${text}`;
     },
-  };
-}
-
-/** A mock-anthropic of its own answering by case. */
-export interface ScriptedModel extends Pick<CaseScripts, 'prompt'> {
-  readonly url: string;
-  /** Every POST /v1/messages request so far. */
-  views(): MessagesRequestView[];
-  /** Requests no case answered (each failed its turn with an HTTP 500). */
-  unmatched(): string[];
-  close(): Promise<void>;
-}
-
-export async function startScriptedModel(): Promise<ScriptedModel> {
-  const cases = caseScripts();
-  const mock: MockAnthropic = await startMockAnthropic({ rules: [cases.rule] });
-  return {
-    url: mock.url,
-    prompt: cases.prompt,
-    views: () => mock.messageRequests().map((request, index) => viewMessagesRequest(request.body, index)),
-    unmatched: () => mock.unmatched.map((request) => request.summary),
-    close: () => mock.close(),
   };
 }
 
