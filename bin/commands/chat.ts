@@ -23,7 +23,7 @@ const REQUEST_TIMEOUT_MS = 60_000;
 const STDERR_TAIL_LINES = 20;
 
 export const CHAT_USAGE = `usage: outrigger chat [--cwd DIR] [--data-dir DIR]
-       npm start -- [--cwd DIR] [--data-dir DIR]      (npm passes options on only after --)
+       npm run outrigger -- chat [--cwd DIR] [--data-dir DIR]   (npm passes options on only after --)
 
 A terminal chat with Claude Code through the Outrigger sidecar. It uses Claude when it finds a
 credential: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL or CLAUDE_CODE_OAUTH_TOKEN in

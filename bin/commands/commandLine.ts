@@ -59,7 +59,7 @@ export function parseCommandLine<O extends ParseArgsOptionsConfig>(
 /** How to write options so that the npm script running us receives them. */
 function npmHint(env: NodeJS.ProcessEnv, command: string, option = 'option'): string {
   const script = env.npm_lifecycle_event === 'start' ? 'npm start' : `npm run ${env.npm_lifecycle_event}`;
-  // `npm start` runs `outrigger.ts start`; `npm run outrigger` runs `outrigger.ts` and needs the subcommand.
+  // `npm start` runs `outrigger.ts serve`; `npm run outrigger` runs `outrigger.ts` and needs the subcommand.
   const namesCommand = /outrigger\.ts\s+\S/.test(env.npm_lifecycle_script ?? '');
   return `npm passes options on only after \`--\`: ${script} -- ${namesCommand ? '' : `${command} `}--${option} VALUE`;
 }
