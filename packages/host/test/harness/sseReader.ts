@@ -39,7 +39,7 @@ export async function readEventsUntil(
     }
     throw new Error('the stream ended');
   } catch (error) {
-    const last = seen.slice(-8).map((frame) => `${frame.id ?? '-'} ${frame.event}`);
+    const last = seen.slice(-8).map((frame) => `${frame.id ?? '-'} ${frame.event}${outcomeOf(frame)}`);
     const why = controller.signal.aborted ? `no match within ${timeoutMs} ms` : String(error);
     throw new Error(`${why}; last frames: ${last.join(', ') || 'none'}`);
   } finally {
@@ -56,4 +56,16 @@ export function isDoneOf(turnId: string): (frame: SseFrame) => boolean {
 /** Ids of stored frames (heartbeats have none), as numbers. */
 export function seqsOf(frames: readonly SseFrame[]): number[] {
   return frames.filter((frame) => frame.id !== undefined).map((frame) => Number(frame.id));
+}
+
+/** How a frame that ends something ended, for a failure message: ` (failed: <error>)`; empty for others. */
+function outcomeOf(frame: SseFrame): string {
+  if (frame.event !== 'result' && frame.event !== 'done' && frame.event !== 'error') return '';
+  const data = frame.data as {
+    outcome?: string;
+    error?: { message?: string; code?: string | null } | null;
+    message?: string;
+  };
+  const error = data.error?.message ?? data.message;
+  return ` (${data.outcome ?? data.error?.code ?? 'error'}${error === undefined ? '' : `: ${error.slice(0, 200)}`})`;
 }
