@@ -3,8 +3,9 @@ import { describe, test } from 'node:test';
 import type { SessionEvent, SessionSnapshot } from '@outrigger/host-api';
 import { resultOf, type SessionAction, sessionReducer, toolOf } from './sessionReducer.ts';
 import { emptySessionState, type SessionViewState } from './sessionState.ts';
-import { detail, ev, interaction, result, row, snapshot, T0, task, tool, turn, userRow } from './testing/fixtures.ts';
+import { ev, interaction, result, row, snapshot, T0, task, tool, turn, userRow } from './testing/fixtures.ts';
 import { recordedTurn } from './testing/recordedTurn.ts';
+import { snapshotOf } from './testing/snapshotOf.ts';
 
 function fold(events: readonly SessionEvent[], from: SessionSnapshot = snapshot()): SessionViewState {
   let state = sessionReducer(emptySessionState('s1'), { type: 'snapshot', snapshot: from });
@@ -15,25 +16,6 @@ function fold(events: readonly SessionEvent[], from: SessionSnapshot = snapshot(
 
 function apply(state: SessionViewState, event: SessionEvent, receivedAt = T0): SessionViewState {
   return sessionReducer(state, { type: 'event', event, receivedAt });
-}
-
-/** What a host's snapshot at this state would say: its rows, turns and pending interactions. */
-function snapshotOf(state: SessionViewState): SessionSnapshot {
-  const open = Object.values(state.turns).find((t) => t.status === 'running') ?? null;
-  return snapshot({
-    session: state.session ?? detail(),
-    lastSeq: state.lastSeq,
-    openTurn: open,
-    pendingInteractions: Object.values(state.interactions).filter((i) => i.status === 'pending'),
-    queuedPrompts: [...state.queuedPrompts],
-    backgroundTasks: [...state.backgroundTasks],
-    tasks: [...state.tasks],
-    messages: {
-      messages: state.order.map((id) => state.rows[id]!),
-      turns: Object.values(state.turns).filter((t) => t.id !== open?.id),
-      hasMore: false,
-    },
-  });
 }
 
 function texts(state: SessionViewState): string[] {

@@ -29,6 +29,7 @@ export function summary(overrides: Partial<SessionSummary> = {}): SessionSummary
     closed: false,
     needsInputCount: 0,
     runningTurnId: null,
+    runningTurnStartedAt: null,
     lastError: null,
     model: 'default',
     permissionMode: 'default',
