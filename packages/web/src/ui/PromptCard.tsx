@@ -1,5 +1,5 @@
-import { type AnswerInteractionBody, HostApiError, type Interaction } from '@outrigger/host-api';
-import { useEffect, useRef, useState } from 'react';
+import { type AnswerInteractionBody, type FileChange, HostApiError, type Interaction } from '@outrigger/host-api';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import {
   approvalAnswer,
   isAnswered,
@@ -13,10 +13,21 @@ import { toolLabel } from '../data/toolSummary.ts';
 import { Icon } from './Icon.tsx';
 import { Markdown } from './Markdown.tsx';
 
+const DiffView = lazy(() => import('./DiffView.tsx').then((module) => ({ default: module.DiffView })));
+
 export type Answer = (body: AnswerInteractionBody) => Promise<void>;
 
 /** An interaction waiting for the person: the approval, question or plan form that answers it. */
-export function PromptCard({ interaction, answer }: { interaction: Interaction; answer: Answer }) {
+export function PromptCard({
+  interaction,
+  answer,
+  fileChange = null,
+}: {
+  interaction: Interaction;
+  answer: Answer;
+  /** The change an Edit/Write asks to make: shown as a diff, the raw input one click away. */
+  fileChange?: FileChange | null;
+}) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const submit = (body: AnswerInteractionBody) => {
@@ -38,7 +49,7 @@ export function PromptCard({ interaction, answer }: { interaction: Interaction; 
       ) : interaction.kind === 'plan' ? (
         <PlanForm interaction={interaction} busy={busy} onSubmit={submit} />
       ) : (
-        <ApprovalForm interaction={interaction} who={who} busy={busy} onSubmit={submit} />
+        <ApprovalForm interaction={interaction} who={who} busy={busy} onSubmit={submit} fileChange={fileChange} />
       )}
       {error !== null && (
         <p className="prompt-error" role="alert">
@@ -64,11 +75,13 @@ function ApprovalForm({
   who,
   busy,
   onSubmit,
+  fileChange,
 }: {
   interaction: Interaction;
   who: string;
   busy: boolean;
   onSubmit: (body: AnswerInteractionBody) => void;
+  fileChange: FileChange | null;
 }) {
   const [denying, setDenying] = useState(false);
   const reason = useRef<HTMLInputElement>(null);
@@ -85,8 +98,14 @@ function ApprovalForm({
           {who} wants to use <strong>{toolLabel(interaction.toolName)}</strong>
         </span>
       </div>
-      <pre className="mono-block">{command ?? JSON.stringify(interaction.input, null, 2)}</pre>
-      {command !== null && Object.keys(interaction.input).length > 1 && (
+      {fileChange !== null ? (
+        <Suspense fallback={<div className="small muted">Loading the diff…</div>}>
+          <DiffView change={fileChange} />
+        </Suspense>
+      ) : (
+        <pre className="mono-block">{command ?? JSON.stringify(interaction.input, null, 2)}</pre>
+      )}
+      {(fileChange !== null || (command !== null && Object.keys(interaction.input).length > 1)) && (
         <details>
           <summary className="disclosure">Full input</summary>
           <pre className="mono-block">{JSON.stringify(interaction.input, null, 2)}</pre>

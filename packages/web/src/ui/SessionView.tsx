@@ -251,7 +251,9 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
                 <div className="small muted" role="status" style={{ padding: '6px 0' }}>
                   {stall !== undefined
                     ? `The model has been silent for ${formatDuration(stall)}…`
-                    : 'Claude is working…'}
+                    : Object.values(view.interactions).some((interaction) => interaction.status === 'pending')
+                      ? 'Waiting for your answer above.'
+                      : 'Claude is working…'}
                 </div>
               )}
             </div>
@@ -269,7 +271,7 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
         />
       </section>
       <aside className="side-panel" data-open={panelOpen} aria-label="Tasks and changes">
-        <div className="panel-section panel-close" style={{ display: 'flex', justifyContent: 'flex-end', padding: 4 }}>
+        <div className="panel-section panel-close">
           <button type="button" className="icon-btn" aria-label="Close the panel" onClick={() => setPanelOpen(false)}>
             <Icon name="close" />
           </button>

@@ -19,6 +19,7 @@ export function SettingsBar({
   update: (body: PatchSettingsBody) => Promise<void>;
 }) {
   const [error, setError] = useState<string | null>(null);
+  const [expanded, setExpanded] = useState(false);
   const apply = (body: PatchSettingsBody) =>
     update(body).then(
       () => setError(null),
@@ -29,77 +30,87 @@ export function SettingsBar({
   const settings = session.settings;
   const disabled = session.closed;
   return (
-    <fieldset className="settings-bar">
+    <fieldset className="settings-bar" data-expanded={expanded}>
       <legend className="sr-only">Session settings</legend>
-      {models.length > 0 ? (
+      <button
+        type="button"
+        className="btn btn-small settings-toggle"
+        aria-expanded={expanded}
+        onClick={() => setExpanded((value) => !value)}
+      >
+        Settings
+      </button>
+      <span className="settings-controls">
+        {models.length > 0 ? (
+          <label>
+            Model
+            <select
+              className="select"
+              value={settings.model}
+              disabled={disabled}
+              onChange={(event) => void apply({ model: event.currentTarget.value })}
+            >
+              {!models.some((option) => option.value === settings.model) && (
+                <option value={settings.model}>{settings.model}</option>
+              )}
+              {models.map((option) => (
+                <option key={option.value} value={option.value}>
+                  {option.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : (
+          <span className="settings-model">
+            Model{' '}
+            <span className="tag" title={session.effectiveModel ?? undefined}>
+              {session.effectiveModel ?? settings.model}
+            </span>
+          </span>
+        )}
         <label>
-          Model
+          Permissions
           <select
             className="select"
-            value={settings.model}
+            value={settings.permissionMode}
             disabled={disabled}
-            onChange={(event) => void apply({ model: event.currentTarget.value })}
+            onChange={(event) => void apply({ permissionMode: event.currentTarget.value as PermissionMode })}
           >
-            {!models.some((option) => option.value === settings.model) && (
-              <option value={settings.model}>{settings.model}</option>
-            )}
-            {models.map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.name}
+            {permissionModes.map((mode) => (
+              <option key={mode} value={mode}>
+                {permissionModeLabels[mode]}
               </option>
             ))}
           </select>
         </label>
-      ) : (
-        <span className="settings-model">
-          Model{' '}
-          <span className="tag" title={session.effectiveModel ?? undefined}>
-            {session.effectiveModel ?? settings.model}
-          </span>
-        </span>
-      )}
-      <label>
-        Permissions
-        <select
-          className="select"
-          value={settings.permissionMode}
-          disabled={disabled}
-          onChange={(event) => void apply({ permissionMode: event.currentTarget.value as PermissionMode })}
-        >
-          {permissionModes.map((mode) => (
-            <option key={mode} value={mode}>
-              {permissionModeLabels[mode]}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        <input
-          type="checkbox"
-          checked={settings.planMode}
-          disabled={disabled}
-          onChange={(event) => void apply({ planMode: event.currentTarget.checked })}
-        />
-        Plan mode
-      </label>
-      <label>
-        Effort
-        <select
-          className="select"
-          value={settings.effort ?? ''}
-          disabled={disabled}
-          onChange={(event) =>
-            event.currentTarget.value !== '' && void apply({ effort: event.currentTarget.value as EffortLevel })
-          }
-        >
-          {settings.effort === null && <option value="">Default</option>}
-          {effortLevels.map((level) => (
-            <option key={level} value={level}>
-              {level}
-            </option>
-          ))}
-        </select>
-      </label>
+        <label>
+          <input
+            type="checkbox"
+            checked={settings.planMode}
+            disabled={disabled}
+            onChange={(event) => void apply({ planMode: event.currentTarget.checked })}
+          />
+          Plan mode
+        </label>
+        <label>
+          Effort
+          <select
+            className="select"
+            value={settings.effort ?? ''}
+            disabled={disabled}
+            onChange={(event) =>
+              event.currentTarget.value !== '' && void apply({ effort: event.currentTarget.value as EffortLevel })
+            }
+          >
+            {settings.effort === null && <option value="">Default</option>}
+            {effortLevels.map((level) => (
+              <option key={level} value={level}>
+                {level}
+              </option>
+            ))}
+          </select>
+        </label>
+      </span>
       {error !== null && (
         <span className="composer-error" role="alert">
           {error}

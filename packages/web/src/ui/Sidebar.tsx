@@ -86,6 +86,8 @@ export function Sidebar({
       <div className="sidebar-foot">
         {screen.connection === 'live' ? (
           <span>Connected{screen.info === null ? '' : ` · v${screen.info.version}`}</span>
+        ) : screen.connection === 'connecting' ? (
+          <span>Connecting…</span>
         ) : (
           <StatusBadge status="disconnected" title={screen.loadError ?? 'The live connection to the host is down'} />
         )}

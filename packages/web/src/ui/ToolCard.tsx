@@ -117,7 +117,7 @@ export function ToolCard({
       ))}
       {pending.map((interaction) => (
         <div key={interaction.requestId} style={{ padding: '0 10px 10px' }}>
-          <PromptCard interaction={interaction} answer={actions.answer(interaction)} />
+          <PromptCard interaction={interaction} answer={actions.answer(interaction)} fileChange={tool.fileChange} />
         </div>
       ))}
       <div className="tool-body" id={bodyId} hidden={!open}>

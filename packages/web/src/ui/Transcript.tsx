@@ -37,8 +37,8 @@ export function Transcript({
 
   const stickToBottom = useCallback(() => {
     const element = scroller.current;
-    if (element !== null && atBottom.current) element.scrollTop = element.scrollHeight;
-  }, []);
+    if (element !== null && atBottom.current && items.length > 0) element.scrollTop = element.scrollHeight;
+  }, [items.length]);
 
   // Follow new content (and row growth while streaming) only when the person is at the bottom.
   const total = virtualizer.getTotalSize();
