@@ -115,15 +115,20 @@ function UserTask({
   run: (work: Promise<void>) => Promise<void>;
 }) {
   const [editing, setEditing] = useState(false);
+  // The tick shows at once; the host's answer (or its refusal) settles it.
+  const [ticking, setTicking] = useState<Task['status'] | null>(null);
+  const status = ticking ?? task.status;
   return (
-    <li className="task" data-status={task.status}>
+    <li className="task" data-status={status}>
       <input
         type="checkbox"
-        checked={task.status === 'completed'}
+        checked={status === 'completed'}
         aria-label={`Done: ${task.title}`}
-        onChange={(event) =>
-          void run(actions.update(task.id, { status: event.currentTarget.checked ? 'completed' : 'pending' }))
-        }
+        onChange={(event) => {
+          const next = event.currentTarget.checked ? 'completed' : 'pending';
+          setTicking(next);
+          void run(actions.update(task.id, { status: next })).finally(() => setTicking(null));
+        }}
       />
       {editing ? (
         <form
