@@ -8,6 +8,7 @@ import type { Figure } from './figure.ts';
 import { measureProjectionThroughput } from './projectionThroughput.ts';
 import { measureSidecarStartup } from './sidecarStartup.ts';
 import { measureTurnOverhead } from './turnOverhead.ts';
+import { measureWebLongSession } from './webLongSession.ts';
 
 const RESULTS_PATH = fileURLToPath(new URL('./results/latest.json', import.meta.url));
 
@@ -28,6 +29,8 @@ const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
 
 progress('projection throughput (scripted SDK messages, no Claude Code)');
 figures.push(...(await measureProjectionThroughput()));
+progress('web UI: open a 5,000-message session in Chromium');
+figures.push(await measureWebLongSession(5));
 
 const model = await openBenchModel();
 let unmatchedRequests: number;

@@ -68,3 +68,15 @@ test('a snapshot that cannot be loaded is reported, not shown as an empty sessio
   assert.equal(store.screen.get().loadError, 'no such session');
   assert.equal(store.view.session, null);
 });
+
+test('a start overtaken by a stop opens no stream (React StrictMode mounts twice)', async () => {
+  const host = fakeHost(recordedTurn(), 3);
+  const store = new SessionStore(host.client, 's1', { now: () => 0 });
+  const first = store.start();
+  store.stop();
+  const second = store.start();
+  await settle();
+  assert.deepEqual(host.streamRequests, ['3']);
+  store.stop();
+  await Promise.all([first, second]);
+});

@@ -46,7 +46,8 @@ export class SessionStore {
   readonly #client: HostClient;
   readonly #options: SessionStoreOptions;
   #connection: StreamConnection | undefined;
-  #stopped = false;
+  /** Bumped by every start and stop, so a start overtaken by a stop (React's StrictMode) opens nothing. */
+  #generation = 0;
 
   constructor(client: HostClient, sessionId: string, options: SessionStoreOptions = {}) {
     this.#client = client;
@@ -65,12 +66,14 @@ export class SessionStore {
   }
 
   async start(): Promise<void> {
+    const generation = ++this.#generation;
     try {
       const snapshot = await this.#client.call('getSession', { params: { id: this.sessionId } });
-      if (this.#stopped) return;
+      if (generation !== this.#generation) return;
       this.dispatch({ type: 'snapshot', snapshot });
     } catch (error) {
-      this.screen.update((screen) => ({ ...screen, loadError: messageOf(error), connection: 'disconnected' }));
+      if (generation === this.#generation)
+        this.screen.update((screen) => ({ ...screen, loadError: messageOf(error), connection: 'disconnected' }));
       return;
     }
     this.#connection = new StreamConnection({
@@ -84,8 +87,9 @@ export class SessionStore {
   }
 
   stop(): void {
-    this.#stopped = true;
+    this.#generation += 1;
     this.#connection?.stop();
+    this.#connection = undefined;
   }
 
   reconnectNow(): void {

@@ -5,6 +5,7 @@ import { useValue } from './hooks.ts';
 import { Icon } from './Icon.tsx';
 import { InboxView } from './InboxView.tsx';
 import { useRoute } from './route.ts';
+import { SessionSwitcher } from './SessionSwitcher.tsx';
 import { SessionView } from './SessionView.tsx';
 import { Sidebar } from './Sidebar.tsx';
 import { useTheme } from './theme.ts';
@@ -20,6 +21,17 @@ export function App() {
   // biome-ignore lint/correctness/useExhaustiveDependencies: close on every route change
   useEffect(() => setSidebarOpen(false), [route]);
   const openSidebar = () => setSidebarOpen(true);
+  const [switching, setSwitching] = useState(false);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') {
+        event.preventDefault();
+        setSwitching(true);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
 
   return (
     <div className="app">
@@ -55,6 +67,7 @@ export function App() {
           <Home onOpenSidebar={openSidebar} />
         )}
       </main>
+      {switching && <SessionSwitcher onClose={() => setSwitching(false)} />}
     </div>
   );
 }

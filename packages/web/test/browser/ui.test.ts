@@ -293,7 +293,7 @@ describe('layout and accessibility', () => {
     await context.close();
   });
 
-  test('keyboard: every control in the composer and the prompt is reachable and named', async () => {
+  test('keyboard: every control is named, focus moves, Ctrl+K jumps to a session', async () => {
     const { page, context } = await openSession('Keyboard');
     await send(page, 'run a command');
     await page.getByRole('button', { name: 'Allow', exact: true }).waitFor();
@@ -316,6 +316,11 @@ describe('layout and accessibility', () => {
     await page.keyboard.press('Shift+Tab');
     const focused = await page.evaluate(() => document.activeElement?.tagName);
     assert.ok(focused !== 'BODY');
+    await ui.createSession('Elsewhere');
+    await page.keyboard.press('Control+k');
+    await page.getByRole('combobox', { name: 'Session name or folder' }).fill('elsewh');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Elsewhere' }).waitFor();
     await context.close();
   });
 });
