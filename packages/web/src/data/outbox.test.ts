@@ -70,3 +70,39 @@ test('it gives up after maxAttempts and says why', async () => {
   assert.equal(outbox.items.get()[0]?.attempts, 2);
   assert.equal(outbox.items.get()[0]?.body.mode, 'steer');
 });
+
+test('a prompt unsent at a reload is sent on by the next page with the same id', async () => {
+  const map = new Map<string, string>();
+  const storage = {
+    getItem: (key: string) => map.get(key) ?? null,
+    setItem: (key: string, value: string) => void map.set(key, value),
+    removeItem: (key: string) => void map.delete(key),
+  };
+  const timers = new FakeTimers();
+  const offline = new Outbox({
+    storage,
+    timers,
+    newId: () => 'c-9',
+    post: async () => {
+      throw new TypeError('fetch failed');
+    },
+  });
+  void offline.send('s1', { prompt: 'sent while offline' });
+  await settle();
+  assert.equal(offline.items.get()[0]?.state, 'waiting');
+  const seen: (string | undefined)[] = [];
+  const reloaded = new Outbox({
+    storage,
+    post: async (_sessionId, body) => {
+      seen.push(body.clientMessageId);
+      return accepted;
+    },
+  });
+  assert.equal(reloaded.items.get()[0]?.body.prompt, 'sent while offline');
+  reloaded.resume();
+  await settle();
+  assert.deepEqual(seen, ['c-9']);
+  assert.equal(reloaded.items.get()[0]?.state, 'accepted');
+  reloaded.forget('c-9');
+  assert.equal(map.has('outrigger.outbox'), false);
+});

@@ -1,4 +1,5 @@
 import { HostApiError, type PostTurnBody, type PostTurnResponse } from '@outrigger/host-api';
+import type { DraftStorage } from './drafts.ts';
 import { defaultBackoffMs, type Timers } from './streamConnection.ts';
 import { ValueStore } from './valueStore.ts';
 
@@ -25,7 +26,11 @@ export interface OutboxOptions {
   timers?: Timers;
   /** Attempts before an item is `failed` (the person can still retry it). */
   maxAttempts?: number;
+  /** Where unsent prompts survive a reload (`localStorage`); `resume()` sends them on, same ids. */
+  storage?: DraftStorage;
 }
+
+const storageKey = 'outrigger.outbox';
 
 export class Outbox {
   readonly items = new ValueStore<readonly OutgoingPrompt[]>([]);
@@ -38,6 +43,14 @@ export class Outbox {
       setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
       clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
     };
+    this.items.set(this.#load());
+    this.items.subscribe(() => this.#save());
+  }
+
+  /** Sends on what a previous page left unsent (a reload while offline); failed ones wait for the person. */
+  resume(): void {
+    for (const item of this.items.get())
+      if (item.state === 'sending' || item.state === 'waiting') void this.#attempt(item.clientMessageId);
   }
 
   /** Sends a prompt once; resolves with the host's answer, or null when it failed (see the item). */
@@ -86,6 +99,25 @@ export class Outbox {
         this.#patch(clientMessageId, { state: 'waiting', error: message });
         await new Promise<void>((resolve) => this.#timers.setTimeout(resolve, defaultBackoffMs(item.attempts + 1)));
       }
+    }
+  }
+
+  #load(): OutgoingPrompt[] {
+    try {
+      const stored = JSON.parse(this.#options.storage?.getItem(storageKey) ?? '[]') as OutgoingPrompt[];
+      return Array.isArray(stored) ? stored.map((item) => ({ ...item, attempts: 0 })) : [];
+    } catch {
+      return [];
+    }
+  }
+
+  #save(): void {
+    const unsent = this.items.get().filter((item) => item.state !== 'accepted');
+    try {
+      if (unsent.length === 0) this.#options.storage?.removeItem(storageKey);
+      else this.#options.storage?.setItem(storageKey, JSON.stringify(unsent));
+    } catch {
+      // Too big for the storage (images): it is still sent from this page.
     }
   }
 

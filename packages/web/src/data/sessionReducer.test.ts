@@ -284,6 +284,12 @@ describe('tasks', () => {
     assert.equal(state.tasks[1]?.status, 'completed');
     state = sessionReducer(state, { type: 'taskDeleted', taskId: 'u1' });
     assert.equal(state.tasks.length, 1);
+    const otherTab = task({ id: 'u2', title: 'Added in another tab' });
+    state = apply(state, ev('tasks_changed', 3, { tasks: [...state.tasks, otherTab] }));
+    assert.deepEqual(
+      state.tasks.map((t) => t.id),
+      ['sdk-s1-0', 'u2'],
+    );
   });
 });
 

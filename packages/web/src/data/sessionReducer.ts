@@ -176,6 +176,8 @@ function applyEvent(state: SessionViewState, event: SessionEvent, receivedAt: nu
         resolvedAt: known.resolvedAt ?? receivedAt,
       });
     }
+    case 'tasks_changed':
+      return { ...state, tasks: sortTasks(event.data.tasks) };
     case 'queue':
       return { ...state, queuedPrompts: event.data.queuedPrompts };
     case 'background_tasks':

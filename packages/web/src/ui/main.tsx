@@ -10,15 +10,18 @@ import './styles.css';
 
 // Same origin as the host: the HttpOnly cookie set on the first `/?token=` load authenticates.
 const client = new HostClient();
+const storage = typeof localStorage === 'undefined' ? undefined : localStorage;
 const services: AppServices = {
   client,
   host: new HostStore(client),
   outbox: new Outbox({
     post: (sessionId, body) => client.call('postTurn', { params: { id: sessionId }, body }),
+    storage,
   }),
-  drafts: new Drafts(typeof localStorage === 'undefined' ? undefined : localStorage),
+  drafts: new Drafts(storage),
 };
 void services.host.start();
+services.outbox.resume();
 for (const event of ['online', 'visibilitychange'])
   window.addEventListener(event, () => {
     if (document.visibilityState === 'visible') services.host.reconnectNow();

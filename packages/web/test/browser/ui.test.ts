@@ -104,6 +104,27 @@ describe('chat', () => {
     await context.close();
   });
 
+  test('a send whose answer is lost on the network is retried with its id: one turn, one bubble', async () => {
+    const { id, page, context } = await openSession('Exactly once');
+    let lost = 0;
+    await page.route('**/api/sessions/*/turns', async (route) => {
+      if (lost === 0) {
+        lost += 1;
+        await route.fetch(); // the host takes it…
+        await route.abort('connectionreset'); // …and the answer never arrives
+        return;
+      }
+      await route.continue();
+    });
+    await send(page, 'think once');
+    await page.getByText('Completed').waitFor();
+    const session = ui.host.sessions.get(id)!;
+    assert.equal(session.log.filter((event) => event.type === 'turn_started').length, 1);
+    assert.equal(await rowsOfKind(page, 'user').count(), 1);
+    assert.equal(await page.locator('.bubble.pending').count(), 0);
+    await context.close();
+  });
+
   test('a draft survives a reload; a session switch keeps each draft', async () => {
     const { page, context } = await openSession('Drafts');
     await composer(page).fill('half a thought');

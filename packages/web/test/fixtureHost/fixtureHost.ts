@@ -131,6 +131,14 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
     return session;
   };
 
+  const tasksChanged = (sessionId: string) => {
+    const session = sessionOf(sessionId);
+    const userTasks = [...tasks.values()].filter((task) => task.session_id === sessionId);
+    session.emit('tasks_changed', {
+      tasks: [...session.view.tasks.filter((task) => task.source === 'sdk'), ...userTasks],
+    });
+  };
+
   const sessionOf = (id: string) => {
     const session = sessions.get(id);
     if (session === undefined) throw new HttpError('not_found', `no session ${id}`);
@@ -482,6 +490,7 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
           updated_at: now,
         };
         tasks.set(task.id, task);
+        tasksChanged(task.session_id);
         return { task };
       },
     ],
@@ -493,6 +502,7 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
         if (task === undefined) throw new HttpError('conflict', 'an SDK task cannot be edited');
         const updated = { ...task, ...patchTaskBodySchema.parse(body), updated_at: Date.now() } as Task;
         tasks.set(task.id, updated);
+        tasksChanged(task.session_id);
         return { task: updated };
       },
     ],
@@ -500,7 +510,10 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
       'DELETE',
       /^\/api\/tasks\/([^/]+)$/,
       async (m) => {
-        if (!tasks.delete(m[1]!)) throw new HttpError('conflict', 'an SDK task cannot be deleted');
+        const task = tasks.get(m[1]!);
+        if (task === undefined) throw new HttpError('conflict', 'an SDK task cannot be deleted');
+        tasks.delete(task.id);
+        tasksChanged(task.session_id);
         return undefined;
       },
     ],
