@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parsePatch } from 'diff';
-import { diffStats, unifiedDiffOf } from './fileDiff.ts';
+import { diffStats, fileChangeFromInput, unifiedDiffOf } from './fileDiff.ts';
 
 test('an Edit without a reported patch diffs its old and new text', () => {
   const diff = unifiedDiffOf({
@@ -28,4 +28,20 @@ test('Claude Code’s structured patch keeps its line numbers; a Write shows the
   assert.match(created, /new file mode/);
   assert.deepEqual(parsePatch(created)[0]?.hunks[0]?.lines, ['+one', '+two']);
   assert.deepEqual(diffStats(created), { added: 2, removed: 0 });
+});
+
+test('an approval reads the change from the Edit, MultiEdit or Write input', () => {
+  assert.deepEqual(fileChangeFromInput('Edit', { file_path: 'a.ts', old_string: 'x', new_string: 'y' }), {
+    path: 'a.ts',
+    operation: 'edit',
+    edits: [{ oldText: 'x', newText: 'y', replaceAll: false }],
+  });
+  assert.equal(fileChangeFromInput('Write', { file_path: 'b.md', content: '# B' })?.operation, 'create');
+  assert.equal(
+    fileChangeFromInput('MultiEdit', { file_path: 'c', edits: [{ old_string: '1', new_string: '2' }, 'junk'] })?.edits
+      .length,
+    1,
+  );
+  assert.equal(fileChangeFromInput('Bash', { command: 'ls' }), null);
+  assert.equal(fileChangeFromInput('Edit', { file_path: 'a.ts' }), null);
 });

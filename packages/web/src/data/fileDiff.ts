@@ -65,3 +65,34 @@ function splitLines(text: string): string[] {
   if (lines.at(-1) === '') lines.pop();
   return lines;
 }
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/**
+ * The change an Edit, MultiEdit or Write call asks to make, read from its input: what an approval
+ * shows before the tool ran (the inbox has only the interaction, not the call's `fileChange`).
+ */
+export function fileChangeFromInput(toolName: string, input: Record<string, unknown>): FileChange | null {
+  const path = str(input.file_path);
+  if (path === undefined) return null;
+  if (toolName === 'Write') {
+    const content = str(input.content);
+    return content === undefined ? null : { path, operation: 'create', edits: [], content };
+  }
+  if (toolName === 'Edit') {
+    const oldText = str(input.old_string);
+    const newText = str(input.new_string);
+    if (oldText === undefined || newText === undefined) return null;
+    return { path, operation: 'edit', edits: [{ oldText, newText, replaceAll: input.replace_all === true }] };
+  }
+  if (toolName === 'MultiEdit' && Array.isArray(input.edits)) {
+    const edits = input.edits.flatMap((edit) => {
+      const record = (edit ?? {}) as Record<string, unknown>;
+      const oldText = str(record.old_string);
+      const newText = str(record.new_string);
+      return oldText === undefined || newText === undefined ? [] : [{ oldText, newText }];
+    });
+    return edits.length === 0 ? null : { path, operation: 'multi_edit', edits };
+  }
+  return null;
+}

@@ -1,5 +1,6 @@
 import { type AnswerInteractionBody, type FileChange, HostApiError, type Interaction } from '@outrigger/host-api';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { fileChangeFromInput } from '../data/fileDiff.ts';
 import {
   approvalAnswer,
   isAnswered,
@@ -49,7 +50,13 @@ export function PromptCard({
       ) : interaction.kind === 'plan' ? (
         <PlanForm interaction={interaction} busy={busy} onSubmit={submit} />
       ) : (
-        <ApprovalForm interaction={interaction} who={who} busy={busy} onSubmit={submit} fileChange={fileChange} />
+        <ApprovalForm
+          interaction={interaction}
+          who={who}
+          busy={busy}
+          onSubmit={submit}
+          fileChange={fileChange ?? fileChangeFromInput(interaction.toolName, interaction.input)}
+        />
       )}
       {error !== null && (
         <p className="prompt-error" role="alert">
