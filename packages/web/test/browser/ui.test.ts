@@ -263,6 +263,41 @@ describe('tools, tasks, fork', () => {
     await context.close();
   });
 
+  test('compaction notices, and background work shown while it runs after the turn ended', async () => {
+    const { page, context } = await openSession('Background');
+    await send(page, 'compact please');
+    await page.getByRole('note').filter({ hasText: 'Conversation compacted' }).waitFor();
+    await send(page, 'start a background job');
+    await page.locator('.outcome.completed').nth(1).waitFor();
+    const panel = page.locator('.side-panel');
+    await panel.getByText('Count to three').waitFor();
+    await page.getByText('Runs in the background · running').waitFor();
+    await panel.getByText('Nothing runs in the background.').waitFor();
+    await page.getByText('Runs in the background · completed').waitFor();
+    await context.close();
+  });
+
+  test('an attached image is sent with the prompt and shown in the bubble', async () => {
+    const { page, context } = await openSession('Image');
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    await page.locator('input[type="file"]').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: png });
+    await page.getByRole('list', { name: 'Attached images' }).getByText('dot.png').waitFor();
+    await page
+      .locator('input[type="file"]')
+      .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('x') });
+    await page.getByRole('alert').filter({ hasText: 'notes.txt is not a PNG' }).waitFor();
+    await send(page, 'what is in this picture?');
+    // The bytes went to the host and come back from its attachment route: a 1×1 image.
+    await page.waitForFunction(() => {
+      const image = document.querySelector<HTMLImageElement>('.bubble img');
+      return image !== null && image.complete && image.naturalWidth === 1;
+    });
+    await context.close();
+  });
+
   test('fork from the first turn opens a new session with that turn only', async () => {
     const { page, context } = await openSession('Fork source');
     await send(page, 'think about it');

@@ -21,7 +21,7 @@ import {
 } from '@outrigger/host-api';
 import type { z } from 'zod';
 import { FakeSession, type HostEventInput } from './fakeSession.ts';
-import { fallbackScript, TurnIO, turnScripts } from './turnScripts.ts';
+import { fallbackScript, hostScripts, TurnIO, turnScripts } from './turnScripts.ts';
 
 export interface FixtureHostOptions {
   /** The built UI (`packages/web/dist`). */
@@ -153,7 +153,7 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
     session.publishStatus();
     const io = new TurnIO(session, turnId, abort.signal, speed);
     const started = Date.now();
-    const script = turnScripts.find(([pattern]) => pattern.test(prompt))?.[1] ?? fallbackScript;
+    const script = [...hostScripts, ...turnScripts].find(([pattern]) => pattern.test(prompt))?.[1] ?? fallbackScript;
     const usage = {
       inputTokens: 1200 + prompt.length,
       outputTokens: 180,

@@ -462,6 +462,70 @@ export const turnScripts: readonly (readonly [RegExp, TurnScript])[] = [
   ],
 ];
 
+/** Scripts that need the host's hands (compaction notices, work that outlives the turn). */
+export const hostScripts: readonly (readonly [RegExp, TurnScript])[] = [
+  [
+    /\bcompact\b/i,
+    async (io) => {
+      await io.stream('text', 'The context is getting long; Claude Code compacts it now.');
+      const notice = (text: string) =>
+        io.session.emit('notice', {
+          turnId: io.turnId,
+          message: {
+            id: io.session.nextRowId(),
+            session_id: io.session.id,
+            turnId: io.turnId,
+            position: 0,
+            role: 'system',
+            status: 'complete',
+            content: [{ type: 'text', text }],
+            noticeKind: 'compaction',
+            steer: false,
+            clientMessageId: null,
+            createdAt: Date.now(),
+            updatedAt: Date.now(),
+          },
+        });
+      notice('Compacting the conversation…');
+      await io.sleep(300);
+      notice('Conversation compacted (182k → 24k tokens)');
+      await io.stream('text', 'Done; the summary carries on from here.');
+    },
+  ],
+  [
+    /\bbackground\b/i,
+    async (io) => {
+      const call = io.tool(
+        'Bash',
+        { command: 'for i in 1 2 3; do echo tick $i; sleep 1; done', run_in_background: true },
+        { callType: 'command', background: { taskId: 'bg-1', status: 'running' } },
+      );
+      io.result(call, 'Command running in background with ID: bg-1');
+      const task = {
+        tool_use_id: call.tool.id,
+        turnId: io.turnId,
+        kind: 'command' as const,
+        taskId: 'bg-1',
+        description: 'Count to three',
+        status: 'running',
+        startedAt: Date.now(),
+      };
+      io.session.emit('background_tasks', { turnId: io.turnId, tasks: [task] });
+      await io.stream('text', 'The job runs in the background; I will report when it finishes.');
+      const { session, turnId, speed } = io;
+      setTimeout(() => {
+        session.emit('tool_use', {
+          turnId,
+          messageId: call.messageId,
+          tool: { ...call.tool, status: 'completed', background: { taskId: 'bg-1', status: 'completed' } },
+        });
+        session.emit('background_tasks', { turnId: null, tasks: [] });
+        session.publishStatus();
+      }, 3000 * speed);
+    },
+  ],
+];
+
 export const fallbackScript: TurnScript = async (io) =>
   io.stream(
     'text',
