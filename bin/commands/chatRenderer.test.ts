@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SidecarEvent } from '@outrigger/protocol';
 import { createChatRenderer } from './chatRenderer.ts';
+import { plainText } from './terminalText.ts';
 
 function setup() {
   let output = '';
   let clock = 0;
   const renderer = createChatRenderer({
-    write: (text) => {
-      output += text;
+    write: (segments) => {
+      output += plainText(segments);
     },
     now: () => clock,
   });
@@ -97,4 +98,29 @@ test('failures and cancels end the turn with their own line', () => {
       '',
     ].join('\n'),
   );
+});
+
+test('answers render as markdown while they stream; thinking stays plain', () => {
+  const { renderer, output } = setup();
+  const delta = (type: 'assistant_delta' | 'thinking_delta', messageId: string, content: string): SidecarEvent =>
+    ({ type, payload: { turnId: 't1', messageId, content, snapshot: content } }) as SidecarEvent;
+  renderer.render(delta('thinking_delta', 'th1', 'maybe **this**'));
+  for (const chunk of ['## Res', 'ult\n- **a', '** b\n', '1. `c`'])
+    renderer.render(delta('assistant_delta', 'm1', chunk));
+  assert.equal(output(), 'thinking: maybe **this**\nResult\n• a b\n1. c', 'the last line streams before it ends');
+  renderer.render({ type: 'assistant_completed', payload: { turnId: 't1', messageId: 'm1', content: '' } });
+  assert.equal(output(), 'thinking: maybe **this**\nResult\n• a b\n1. c\n');
+});
+
+test('the plan tool shows as its checklist only, unless it fails; a question shows no input summary', () => {
+  const { renderer, output } = setup();
+  renderer.beginTurn('t1');
+  const todo = { name: 'TodoWrite', input: { todos: [{ content: 'x', status: 'pending' }] } };
+  renderer.render(tool('tool_started', todo));
+  renderer.render(tool('tool_completed', todo));
+  renderer.render(tool('tool_started', { ...todo, toolCallId: 'toolu_2' }));
+  renderer.render(tool('tool_failed', { ...todo, toolCallId: 'toolu_2', error: 'bad todos' }));
+  renderer.render(tool('tool_started', { name: 'AskUserQuestion', input: { questions: [{ question: 'Which?' }] } }));
+  renderer.render({ type: 'turn_completed', payload: { turnId: 't1', stopReason: 'end_turn' } });
+  assert.equal(output(), '✗ TodoWrite bad todos\n▸ AskUserQuestion\n— done (end_turn) · 0.0 s · 3 tool calls\n');
 });

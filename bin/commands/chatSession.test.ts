@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import {
   createLinkedLineTransports,
@@ -13,6 +14,8 @@ import { createChatRenderer } from './chatRenderer.ts';
 import { CANCEL_BUDGETS, ChatSession } from './chatSession.ts';
 import { approvalOptions, interactionRequest } from './interactionTestSupport.ts';
 import { LineReader } from './lineReader.ts';
+import { TerminalConsole } from './terminalConsole.ts';
+import { plainText } from './terminalText.ts';
 
 interface Request {
   id: string;
@@ -63,27 +66,59 @@ class FakeSidecar {
   }
 }
 
-function setup() {
+function setup(options: { interactive?: boolean } = {}) {
   const [clientEnd, sidecarEnd] = createLinkedLineTransports();
   const sidecar = new FakeSidecar(sidecarEnd);
   const client = new SidecarClient(clientEnd, { defaultTimeoutMs: 2_000 });
   const reader = new LineReader();
   let output = '';
+  /** The same transcript as a colour terminal receives it, through the chat's console. */
+  let screen = '';
+  const terminalConsole = new TerminalConsole({
+    output: new Writable({
+      write(chunk, _encoding, callback) {
+        screen += String(chunk);
+        callback();
+      },
+    }),
+    color: true,
+  });
   const prompts: string[] = [];
   const session = new ChatSession({
     client,
     agentSessionId: 'session-1',
     reader,
     renderer: createChatRenderer({
-      write: (text) => {
-        output += text;
+      write: (segments) => {
+        output += plainText(segments);
+        terminalConsole.write(segments);
       },
     }),
     showPrompt: (prompt, purpose) => {
       prompts.push(`${purpose}:${prompt}`);
     },
+    interactive: options.interactive,
   });
-  return { sidecar, client, reader, session, output: () => output, prompts };
+  return { sidecar, client, reader, session, output: () => output, screen: () => screen, prompts };
+}
+
+/** Runs the chat and sends a first message; submits are answered `answered`. Resolves with the turn's id. */
+async function startTurn(t: ReturnType<typeof setup>): Promise<{ running: Promise<void>; turnId: string }> {
+  t.sidecar.onRequest = (request) =>
+    request.type === 'submit_interactive' ? t.sidecar.ok(request, { disposition: 'answered' }) : t.sidecar.ok(request);
+  const running = t.session.run();
+  t.reader.push('run something');
+  const exec = await t.sidecar.waitFor('exec');
+  return { running, turnId: String(exec.payload.turnId) };
+}
+
+/** The sidecar asks a Bash approval (request `req-1`) for `command` in that turn. */
+function emitApproval(t: ReturnType<typeof setup>, turnId: string, command: string): void {
+  const input = { toolName: 'Bash', command };
+  t.sidecar.emit(
+    'approval_requested',
+    interactionRequest({ turnId, requestId: 'req-1', toolName: 'Bash', input, options: approvalOptions }),
+  );
 }
 
 async function within<T>(promise: Promise<T>, what: string): Promise<T> {
@@ -118,22 +153,14 @@ test('a typed line becomes an exec with a fresh turn id; the next prompt waits f
   sidecar.emit('turn_completed', { turnId: String(second.payload.turnId), stopReason: 'end_turn' });
   await within(running, 'the chat after EOF');
   assert.match(output(), /^Hi!\n— done \(end_turn\)/);
-  assert.deepEqual(prompts, ['message:› ', 'message:› ', 'message:› ']);
+  assert.deepEqual(prompts, ['message:› ', 'message:› '], 'no prompt once input has ended');
 });
 
 test('an approval is asked inline and the typed key is submitted for that request', async () => {
-  const { sidecar, reader, session, output } = setup();
-  sidecar.onRequest = (request) =>
-    request.type === 'submit_interactive' ? sidecar.ok(request, { disposition: 'answered' }) : sidecar.ok(request);
-  const running = session.run();
-  reader.push('run something');
-  const exec = await sidecar.waitFor('exec');
-  const turnId = String(exec.payload.turnId);
-  const input = { toolName: 'Bash', command: 'touch x' };
-  sidecar.emit(
-    'approval_requested',
-    interactionRequest({ turnId, requestId: 'req-1', toolName: 'Bash', input, options: approvalOptions }),
-  );
+  const t = setup();
+  const { sidecar, reader, output } = t;
+  const { running, turnId } = await startTurn(t);
+  emitApproval(t, turnId, 'touch x');
   reader.push('what?');
   reader.push('s');
   const submit = await sidecar.waitFor('submit_interactive');
@@ -227,3 +254,56 @@ test('Ctrl-C at the prompt, /quit and the sidecar going away each end the chat',
   await third.client.close();
   await within(chatting, 'the chat after the sidecar closed');
 });
+
+test('at a terminal, a line typed ahead during a turn is the next message, never the answer to an approval', async () => {
+  const t = setup({ interactive: true });
+  const { sidecar, reader, session, output, prompts } = t;
+  const { running, turnId } = await startTurn(t);
+  assert.equal(session.busy, true);
+  // Typed while the answer streams, before the approval is shown.
+  reader.push('a');
+  emitApproval(t, turnId, 'rm -rf build');
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  assert.equal(sidecar.requests.filter((request) => request.type === 'submit_interactive').length, 0);
+  reader.push('r');
+  const submit = await sidecar.waitFor('submit_interactive');
+  assert.equal(submit.payload.optionId, 'reject');
+  sidecar.emit('turn_completed', { turnId, stopReason: 'end_turn' });
+  const next = await sidecar.waitFor('exec', 2);
+  assert.equal(next.payload.prompt, 'a');
+  reader.end();
+  sidecar.emit('turn_completed', { turnId: String(next.payload.turnId), stopReason: 'end_turn' });
+  await within(running, 'the chat');
+  assert.equal(session.busy, false);
+  assert.match(output(), /— done \(end_turn\)[^\n]*\n› a\n/, 'the typed-ahead message is shown as it is sent');
+  // The typed-ahead message needs no prompt of its own; after it input has ended.
+  assert.deepEqual(prompts, ['message:› ', 'answer:Allow for [s]ession / [A]llow / [R]eject > ']);
+});
+
+test('nothing the model, a tool or the sidecar sends can put a control sequence on the screen', async () => {
+  const t = setup();
+  const { sidecar, reader, screen } = t;
+  const { running, turnId } = await startTurn(t);
+  const crafted = 'ls \x1b[2K\x1b[1A\r\x1b]0;title\x07\x9b31m\u202e';
+  sidecar.emit('assistant_delta', { turnId, messageId: 'm1', content: `**${crafted}**\n`, snapshot: '' });
+  sidecar.emit('assistant_completed', { turnId, messageId: 'm1', content: '' });
+  sidecar.emit('plan_updated', { turnId, entries: [{ id: '1', content: crafted, status: 'pending' }] });
+  emitApproval(t, turnId, `${crafted} && rm -rf ~`);
+  reader.push('r');
+  await sidecar.waitFor('submit_interactive');
+  sidecar.emit('turn_failed', { turnId, error: crafted });
+  reader.end();
+  await within(running, 'the chat');
+  // The only escape sequences left are the chat's own styles (SGR), and the crafted text is all visible.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for what reached the terminal
+  const withoutStyles = screen().replace(/\x1b\[[0-9;]*m/g, '');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for what reached the terminal
+  assert.doesNotMatch(withoutStyles, /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]/);
+  const shownCrafted = 'ls ␛[2K␛[1A␍␛]0;title␇\ufffd31m\ufffd';
+  assert.match(withoutStyles, new RegExp(`Claude wants to use Bash: ${escapeRegExp(shownCrafted)} && rm -rf ~\n`));
+  assert.equal(withoutStyles.split(shownCrafted).length - 1, 4, 'answer, plan, approval and failure each show it');
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

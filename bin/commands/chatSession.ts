@@ -35,6 +35,12 @@ export interface ChatSessionOptions {
   renderer: ChatRenderer;
   /** Shows an input prompt: for the next message, or for the answer to a question or approval. */
   showPrompt(prompt: string, purpose: 'message' | 'answer'): void;
+  /**
+   * A person types at a terminal, possibly ahead while a turn runs: such a line waits to be the next
+   * message (and is shown when it is sent), and an answer is taken only from a line typed after its
+   * question was shown. Piped input (false) answers in order whatever asks next.
+   */
+  interactive?: boolean;
 }
 
 interface ActiveTurn {
@@ -69,10 +75,12 @@ export class ChatSession {
     });
     try {
       for (;;) {
-        if (client.closed) return;
-        this.#options.showPrompt('› ', 'message');
+        if (client.closed || reader.ended) return;
+        const typedAhead = this.#options.interactive === true && reader.queued > 0;
+        if (!typedAhead) this.#options.showPrompt('› ', 'message');
         const line = await reader.next();
         if (line === undefined) return;
+        if (typedAhead) renderer.line(`› ${line}`);
         const text = line.trim();
         if (text === '') continue;
         if (text === '/quit' || text === '/exit') return;
@@ -90,6 +98,11 @@ export class ChatSession {
       unsubscribe();
       unwatch();
     }
+  }
+
+  /** Whether a turn is running. */
+  get busy(): boolean {
+    return this.#turn !== undefined;
   }
 
   /** Ctrl-C: cancels the running turn, or ends the chat at the prompt. */
@@ -157,7 +170,7 @@ export class ChatSession {
       while (answer === undefined) {
         if (turn.dialogs.signal.aborted) return;
         this.#options.showPrompt(step.prompt, 'answer');
-        const typed = await reader.next(turn.dialogs.signal);
+        const typed = await reader.next(turn.dialogs.signal, { fresh: this.#options.interactive === true });
         if (turn.dialogs.signal.aborted) return;
         if (typed === undefined) {
           renderer.line('(no input left: declined)');

@@ -1,5 +1,5 @@
 import { type InteractionOption, type InteractionRequested, isPlainObject } from '@outrigger/protocol';
-import { toolSummary } from './toolSummary.ts';
+import { toolInputLines } from './toolSummary.ts';
 
 /** What `submit_interactive` carries besides the session, turn and request ids. */
 export interface InteractionAnswer {
@@ -30,11 +30,13 @@ export const DECLINED: InteractionAnswer = { action: 'reject', optionId: '', pay
 export function approvalDialog(request: InteractionRequested): InteractionDialog {
   const keyed = request.options.map((option) => ({ option, key: approvalKey(option) }));
   const choices = keyed.map(({ option, key }) => labelWithKey(option.name, key));
-  const summary = toolSummary(request.input);
+  const asked = `Claude wants to use ${request.toolCall.name}`;
+  const input = toolInputLines(request.input);
+  const lines = input.length === 1 ? [`${asked}: ${input[0]}`] : [`${asked}:`, ...input.map((line) => `  ${line}`)];
   return {
     steps: [
       {
-        lines: [`Claude wants to use ${request.toolCall.name}${summary ? `: ${summary}` : ''}`],
+        lines: input.length === 0 ? [asked] : lines,
         prompt: `${choices.join(' / ')} > `,
         parse: (line) => {
           const typed = line.trim().toLowerCase();

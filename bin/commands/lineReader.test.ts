@@ -56,3 +56,20 @@ test('two concurrent reads are a programming error', () => {
   void reader.next();
   assert.throws(() => reader.next(), /already awaited/);
 });
+
+test('a fresh read skips lines already queued and leaves them for the next plain read', async () => {
+  const reader = new LineReader();
+  reader.push('typed ahead');
+  assert.equal(reader.queued, 1);
+  const answer = reader.next(undefined, { fresh: true });
+  reader.push('the answer');
+  assert.equal(await answer, 'the answer');
+  assert.equal(await reader.next(), 'typed ahead');
+  const pending = reader.next(undefined, { fresh: true });
+  reader.push('queued again');
+  await pending;
+  reader.push('left');
+  reader.end();
+  assert.equal(await reader.next(undefined, { fresh: true }), undefined, 'after the end a fresh read gets nothing');
+  assert.equal(await reader.next(), 'left');
+});

@@ -1,5 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import {
+  findModelCredential,
+  MODEL_CREDENTIAL_VARIABLES,
+  type ModelCredential,
+} from '@outrigger/claude-sdk-sidecar/credentials';
 import { demoScenario, startMockAnthropic } from '@outrigger/mock-anthropic';
 
 /** Where the sidecar's Claude Code sends its model requests, and the environment that says so. */
@@ -7,7 +12,7 @@ export interface ModelBackend {
   readonly kind: 'demo' | 'anthropic';
   /** The sidecar's complete environment (its Claude Code children inherit it). */
   readonly sidecarEnv: Record<string, string | undefined>;
-  /** Says which model answers; for the demo it must not be missed. */
+  /** Says which model answers and why; for the demo it must not be missed. */
   readonly headline: string;
   /** Further lines to show before the first prompt. */
   readonly notice: readonly string[];
@@ -25,27 +30,37 @@ export const DEMO_KEYWORDS: readonly (readonly [keyword: string, effect: string]
   ['slow / cancel', 'a 20 s stream to try Ctrl-C on'],
 ];
 
-const CREDENTIAL_VARIABLES = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_BASE_URL'] as const;
-
-export function hasModelCredentials(env: NodeJS.ProcessEnv): boolean {
-  return CREDENTIAL_VARIABLES.some((name) => (env[name] ?? '') !== '');
+/** Why the real model was chosen, in a few words. */
+export function credentialReason(credential: ModelCredential): string {
+  switch (credential.source) {
+    case 'environment':
+      return `${credential.variable} is set in the environment`;
+    case 'settings':
+      return `${credential.variable} is set in Claude's settings files`;
+    case 'login':
+      return `you are logged in to Claude (${credential.path})`;
+  }
 }
 
 /**
- * Claude when the environment names a model endpoint or key; otherwise the scripted demo model on
- * loopback, with Claude Code kept in its own config dir under `dataDir` so the user's own Claude Code
- * settings, history and credentials are neither read nor touched.
+ * The model the sidecar's Claude Code talks to (ARCHITECTURE's "Demo model" rule): Claude, with the
+ * user's own Claude Code configuration, when a credential is found (`findModelCredential`; `cwd` adds the
+ * project settings above a session's directory); otherwise the scripted demo model on loopback, with
+ * Claude Code kept in its own config dir under `dataDir` so the user's Claude Code settings, history and
+ * credentials are neither read nor touched. Both say which they are and why.
  */
 export async function openModelBackend(options: {
   processEnv: NodeJS.ProcessEnv;
   dataDir: string;
+  cwd?: string;
 }): Promise<ModelBackend> {
   const { processEnv, dataDir } = options;
-  if (hasModelCredentials(processEnv)) {
+  const credential = findModelCredential({ processEnv, cwd: options.cwd });
+  if (credential) {
     return {
       kind: 'anthropic',
       sidecarEnv: { ...processEnv },
-      headline: 'Model: Claude, with your usual Claude Code configuration.',
+      headline: `Model: Claude, with your Claude Code configuration (${credentialReason(credential)}).`,
       notice: [],
       close: async () => undefined,
     };
@@ -70,8 +85,10 @@ export async function openModelBackend(options: {
       CLAUDE_CODE_ENABLE_TODO_TOOLS: '1',
       CLAUDE_CODE_ENABLE_TASKS: '0',
     },
-    headline: '*** DEMO MODEL — offline scripted answers; set ANTHROPIC_API_KEY for Claude ***',
+    headline: '*** DEMO MODEL — offline scripted answers: no Claude credential was found ***',
     notice: [
+      `Looked for ${MODEL_CREDENTIAL_VARIABLES.join(', ')}`,
+      "(in the environment and Claude's settings files) and a Claude login; set one or log in for Claude.",
       'Put one of these words in a message to see a feature:',
       ...DEMO_KEYWORDS.map(([keyword, effect]) => `  ${keyword.padEnd(width)}  ${effect}`),
     ],

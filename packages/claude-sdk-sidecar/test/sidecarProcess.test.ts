@@ -286,6 +286,7 @@ test('a 401 fails the turn at once as an authentication rejection, without waiti
       code: 'authentication_failed',
       apiErrorStatus: 401,
       dispatchDisposition: 'rejected',
+      agentSessionId: SESSION,
     });
   } finally {
     stopWatching();

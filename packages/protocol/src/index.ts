@@ -20,6 +20,7 @@ export * from './events/goals.ts';
 export {
   type EmitEvent,
   eventPayloadSchemas,
+  eventSessionId,
   isSidecarEventType,
   type SidecarEvent,
   type SidecarEventPayload,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createLinkedLineTransports, type LineTransport } from '@outrigger/protocol';
+import { createLinkedLineTransports, type EmitEvent, type LineTransport } from '@outrigger/protocol';
 import { startSidecarServer } from './sidecarServer.ts';
 import type { SidecarSession } from './sidecarSession.ts';
 
@@ -17,14 +17,15 @@ function gate(): Gate {
   return { promise, open };
 }
 
-/** A session whose exec waits for the gate named by its prompt, recording what ran. */
-function fakeSession(id: string, log: string[], gates: Map<string, Gate>): SidecarSession {
+/** A session whose exec waits for the gate named by its prompt, recording what ran; it names itself in a title event. */
+function fakeSession(id: string, log: string[], gates: Map<string, Gate>, emit: EmitEvent): SidecarSession {
   const unsupported = async (): Promise<never> => {
     throw new Error('not used');
   };
   return {
     start: async () => {
       log.push(`${id}:start`);
+      emit('session_title_updated', { providerSessionId: `provider-${id}`, title: id });
       return { providerSessionId: `provider-${id}` };
     },
     exec: async (payload) => {
@@ -52,7 +53,7 @@ function harness() {
   const waiters = new Set<() => void>();
   const server = startSidecarServer({
     transport: serverSide,
-    createSession: (payload) => fakeSession(payload.agentSessionId, log, gates),
+    createSession: (payload, emit) => fakeSession(payload.agentSessionId, log, gates, emit),
     stateless: {
       inspect_fork_checkpoints: async () => ({ providerTurnIds: [] }),
       recover_turn_binding: async () => {
@@ -194,6 +195,23 @@ test('a second start for the same session closes the previous one first', async 
   h.request('s2', 'start', { agentSessionId: 'a' });
   await h.response('s2');
   assert.deepEqual(h.log, ['a:start', 'a:close', 'a:start']);
+  await h.hostSide.close();
+  await h.server.done;
+});
+
+test('every event a session emits names its agentSessionId, so one sidecar can serve many sessions', async () => {
+  const h = harness();
+  h.request('s1', 'start', { agentSessionId: 'a' });
+  h.request('s2', 'start', { agentSessionId: 'b' });
+  await Promise.all([h.response('s1'), h.response('s2')]);
+  const titles = h.lines.filter((line) => line.type === 'session_title_updated').map((line) => line.payload);
+  assert.deepEqual(
+    titles.sort((x, y) => String((x as { title: string }).title).localeCompare(String((y as { title: string }).title))),
+    [
+      { providerSessionId: 'provider-a', title: 'a', agentSessionId: 'a' },
+      { providerSessionId: 'provider-b', title: 'b', agentSessionId: 'b' },
+    ],
+  );
   await h.hostSide.close();
   await h.server.done;
 });

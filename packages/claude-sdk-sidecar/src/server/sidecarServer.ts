@@ -44,6 +44,11 @@ export function startSidecarServer(options: SidecarServerOptions): SidecarServer
   const sessionQueue = new KeyedSerialQueue();
   const statelessInFlight = new Set<Promise<unknown>>();
   const emit: EmitEvent = (type, payload) => transport.send(encodeEvent(type, payload));
+  // One process serves many sessions: each session's events name it, so a host can route them.
+  const sessionEmit =
+    (agentSessionId: string): EmitEvent =>
+    (type, payload) =>
+      emit(type, { ...payload, agentSessionId });
   let closing = false;
   let finish!: () => void;
   const done = new Promise<void>((resolve) => {
@@ -71,7 +76,7 @@ export function startSidecarServer(options: SidecarServerOptions): SidecarServer
         sessions.delete(agentSessionId);
         await previous.close().catch(() => undefined);
       }
-      const session = createSession(payload, emit);
+      const session = createSession(payload, sessionEmit(agentSessionId));
       sessions.set(agentSessionId, session);
       try {
         return await session.start();

@@ -1,5 +1,12 @@
 export { FakeClaudeQuery, fakeQueryFactory } from './fakeClaudeQuery.ts';
-export { isAlive, pollUntil, processesMatching, processGroupMembers, youngestChild } from './processTree.ts';
+export {
+  descendants,
+  isAlive,
+  pollUntil,
+  processesMatching,
+  processGroupMembers,
+  youngestChild,
+} from './processTree.ts';
 export * from './sdkMessageBuilders.ts';
 export { type SpawnedSidecar, spawnSidecar } from './spawnSidecar.ts';
 export { type WaitOptions, waitForMatch } from './waitForMatch.ts';

@@ -80,6 +80,21 @@ export function youngestChild(parentPid: number, needle: string): number | undef
   return children[0]?.pid;
 }
 
+/** Every live process below `root` (children, their children, …). */
+export function descendants(root: number): number[] {
+  const processes = allProcesses();
+  const found: number[] = [];
+  const walk = (parent: number): void => {
+    for (const child of processes) {
+      if (child.parentPid !== parent) continue;
+      found.push(child.pid);
+      walk(child.pid);
+    }
+  };
+  walk(root);
+  return found;
+}
+
 export function isAlive(pid: number): boolean {
   return readProcess(pid) !== undefined;
 }

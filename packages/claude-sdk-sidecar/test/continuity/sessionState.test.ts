@@ -400,8 +400,8 @@ test('/compact through exec reports compact_started then compact_completed', asy
   assert.deepEqual(
     compaction.map((event) => event.payload),
     [
-      { turnId: turn.turnId, content: 'Compacting...' },
-      { turnId: turn.turnId, content: 'Compacting completed.' },
+      { turnId: turn.turnId, content: 'Compacting...', agentSessionId: RESTORED },
+      { turnId: turn.turnId, content: 'Compacting completed.', agentSessionId: RESTORED },
     ],
     `the /compact turn reports compact_started then compact_completed, once each; saw ${seen}`,
   );

@@ -122,7 +122,7 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
     assert.deepEqual(toolEnds(toolCallId), ['tool_completed'], 'the tool ran exactly once');
     assert.deepEqual(
       session.eventsOf('approval_resolved', turnId).map((line) => line.payload),
-      [{ turnId, requestId, action: 'allow', optionId: 'allow', payload: {} }],
+      [{ turnId, requestId, action: 'allow', optionId: 'allow', payload: {}, agentSessionId: session.agentSessionId }],
     );
   });
 
@@ -144,7 +144,7 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
     assert.equal(existsSync(join(session.home.cwd, file)), false, 'the rejected command never ran');
     assert.deepEqual(
       session.eventsOf('approval_resolved', turnId).map((line) => line.payload),
-      [{ turnId, requestId, ...reject }],
+      [{ turnId, requestId, ...reject, agentSessionId: session.agentSessionId }],
     );
   });
 
@@ -195,7 +195,7 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
     assert.ok(result.content.includes('a small app'), `the annotation reaches the model: ${result.content}`);
     assert.deepEqual(
       session.eventsOf('user_input_resolved', turnId).map((line) => line.payload),
-      [{ turnId, requestId, ...answers }],
+      [{ turnId, requestId, ...answers, agentSessionId: session.agentSessionId }],
     );
   });
 

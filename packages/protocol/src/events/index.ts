@@ -39,3 +39,13 @@ const eventTypeSet: ReadonlySet<string> = new Set(sidecarEventTypes);
 export function isSidecarEventType(value: string): value is SidecarEventType {
   return eventTypeSet.has(value);
 }
+
+/**
+ * The session an event belongs to. One sidecar serves many sessions, so every event a session emits
+ * carries its `agentSessionId` (an addition to protocol 10; see docs/protocol.md). Stateless and
+ * process-level events (an uncorrelated `error`) have none.
+ */
+export function eventSessionId(event: SidecarEvent): string | undefined {
+  const id = (event.payload as { agentSessionId?: unknown }).agentSessionId;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}

@@ -1,0 +1,82 @@
+import type {
+  AnswerInteractionBody,
+  AnswerInteractionResponse,
+  CancelTurnBody,
+  CancelTurnResponse,
+  CreateSessionBody,
+  CreateSessionResponse,
+  CreateTaskBody,
+  ForkSessionBody,
+  HostEvent,
+  HostInfo,
+  ImageMediaType,
+  Interaction,
+  InteractionStatus,
+  MessagesPage,
+  MessagesQuery,
+  PatchSettingsBody,
+  PatchTaskBody,
+  PostTurnBody,
+  PostTurnResponse,
+  SessionDetail,
+  SessionEvent,
+  SessionSnapshot,
+  SessionSummary,
+  Task,
+  ToolResultBlock,
+} from '@outrigger/host-api';
+
+/**
+ * A live, gapless view of an event log: first every stored event after `afterSeq`, then each new one
+ * as it is committed, in `seq` order, never twice. A consumer that falls too far behind is cut off
+ * (`ended` resolves with `slow_consumer`) and reconnects with its last seq; others are never delayed.
+ */
+export interface EventStream<E> extends AsyncIterable<E> {
+  /** Why the stream ended: the consumer closed it, it fell behind, or the host is shutting down. */
+  readonly ended: Promise<'closed' | 'slow_consumer' | 'shutdown'>;
+  close(): void;
+}
+
+/**
+ * What the HTTP layer asks of the host, one method per route. Every method validates what the
+ * schemas cannot (existence, state), throws `HostError` with the API's code, and returns contract
+ * shapes. Events reach clients only after they are committed (persist, then publish).
+ */
+export interface HostService {
+  info(): HostInfo;
+
+  createSession(body: CreateSessionBody): Promise<CreateSessionResponse>;
+  listSessions(options: { includeClosed: boolean }): Promise<SessionSummary[]>;
+  getSnapshot(sessionId: string): Promise<SessionSnapshot>;
+  renameSession(sessionId: string, title: string): Promise<SessionDetail>;
+  updateSettings(sessionId: string, patch: PatchSettingsBody): Promise<SessionDetail>;
+  closeSession(sessionId: string): Promise<void>;
+  forkSession(sessionId: string, body: ForkSessionBody): Promise<CreateSessionResponse>;
+
+  postTurn(sessionId: string, body: PostTurnBody): Promise<PostTurnResponse>;
+  cancelTurn(sessionId: string, turnId: string, budgets: CancelTurnBody): Promise<CancelTurnResponse>;
+
+  listMessages(sessionId: string, query: MessagesQuery): Promise<MessagesPage>;
+  getToolResult(sessionId: string, toolUseId: string): Promise<ToolResultBlock>;
+  getAttachment(attachmentId: string): Promise<{ mediaType: ImageMediaType; bytes: Uint8Array }>;
+
+  listTasks(sessionId: string | undefined): Promise<Task[]>;
+  createTask(body: CreateTaskBody): Promise<Task>;
+  updateTask(taskId: string, patch: PatchTaskBody): Promise<Task>;
+  deleteTask(taskId: string): Promise<void>;
+
+  listInteractions(filter: { sessionId?: string; status?: InteractionStatus }): Promise<Interaction[]>;
+  answerInteraction(
+    sessionId: string,
+    requestId: string,
+    body: AnswerInteractionBody,
+  ): Promise<AnswerInteractionResponse>;
+
+  /** The session's stream after `afterSeq` (0: from the start). Throws `not_found` for an unknown session. */
+  openSessionStream(sessionId: string, afterSeq: number): EventStream<SessionEvent>;
+  /** The host-level stream (sidebar, inbox) after `afterSeq`. */
+  openHostStream(afterSeq: number): EventStream<HostEvent>;
+
+  /** Stops taking work, ends every stream with `shutdown`, closes the sidecar (reaping its children) and the store. */
+  close(): Promise<void>;
+}
