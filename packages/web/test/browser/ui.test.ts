@@ -293,7 +293,7 @@ describe('tools, tasks, fork', () => {
     // The bytes went to the host and come back from its attachment route: a 1×1 image.
     await page.waitForFunction(() => {
       const image = document.querySelector<HTMLImageElement>('.bubble img');
-      return image !== null && image.complete && image.naturalWidth === 1;
+      return image?.complete === true && image.naturalWidth === 1;
     });
     await context.close();
   });
