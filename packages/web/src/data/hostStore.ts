@@ -54,8 +54,9 @@ export class HostStore {
         this.#client.call('listInteractions', { query: { status: 'pending' } }),
       ]);
       if (this.#stopped) return;
-      // Replay from the older of the two lists: every later event is applied over them in order.
-      const lastSeq = Math.min(sessions.lastSeq, interactions.lastSeq);
+      // Replay from the older of the two lists: every later event is applied over them in order. A host
+      // that does not say its seq yet is replayed from the start, which lands on the same state.
+      const lastSeq = Math.min(sessions.lastSeq ?? 0, interactions.lastSeq ?? 0);
       this.screen.update((screen) => ({
         ...screen,
         info,
