@@ -26,7 +26,8 @@ function fakeHost(lists: { sessionsSeq?: number; interactionsSeq?: number }) {
         lastSeq: lists.interactionsSeq,
       });
     if (path === '/api/events') {
-      streamAfter.push((init?.headers as Record<string, string>)['last-event-id'] ?? '');
+      const headers = (init?.headers ?? {}) as Record<string, string>;
+      streamAfter.push(headers['last-event-id'] ?? '');
       const resolved = `id: 8\nevent: permission_resolved\ndata: ${JSON.stringify({ seq: 8, session_id: 'a', turnId: 't1', requestId: 'r1', status: 'answered', resolution: 'answered' })}\n\n`;
       return new Response(
         new ReadableStream({

@@ -9,6 +9,7 @@ import {
 } from '@outrigger/host-api';
 import { emptyHostState, type HostViewState, hostReducer } from './hostState.ts';
 import { streamOpener } from './hostStreams.ts';
+import { lenientParse } from './lenientParse.ts';
 import { messageOf } from './sessionStore.ts';
 import {
   type ConnectionState,
@@ -135,9 +136,9 @@ export class HostStore {
 
   #onFrame(frame: StreamFrame): void {
     if (!isHostEventType(frame.type)) return;
-    const parsed = hostEventPayloadSchemas[frame.type].safeParse(frame.data);
-    if (!parsed.success) return;
-    const event = { type: frame.type, data: parsed.data } as HostEvent;
+    const data = lenientParse(hostEventPayloadSchemas[frame.type], frame.data, `host ${frame.type}`);
+    if (data === null) return;
+    const event = { type: frame.type, data } as HostEvent;
     this.#dispatchView((view) => hostReducer(view, { type: 'event', event }));
   }
 }

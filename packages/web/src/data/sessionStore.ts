@@ -11,6 +11,7 @@ import {
   type ToolResultBlock,
 } from '@outrigger/host-api';
 import { streamOpener } from './hostStreams.ts';
+import { lenientParse } from './lenientParse.ts';
 import { type SessionAction, sessionReducer } from './sessionReducer.ts';
 import { emptySessionState, type SessionViewState } from './sessionState.ts';
 import {
@@ -160,15 +161,11 @@ export class SessionStore {
   }
 }
 
-/** A frame as a typed event, or null for a type this UI does not know or a payload that breaks the contract. */
+/** A frame as a typed event, or null for a type this UI does not know or a payload that is not an object. */
 export function parseSessionEvent(frame: StreamFrame): SessionEvent | null {
   if (!isSessionEventType(frame.type)) return null;
-  const parsed = sessionEventPayloadSchemas[frame.type].safeParse(frame.data);
-  if (!parsed.success) {
-    console.warn(`outrigger: ignored a ${frame.type} event that does not match the contract`, parsed.error.issues);
-    return null;
-  }
-  return { type: frame.type, data: parsed.data } as SessionEvent;
+  const data = lenientParse(sessionEventPayloadSchemas[frame.type], frame.data, frame.type);
+  return data === null ? null : ({ type: frame.type, data } as SessionEvent);
 }
 
 export function messageOf(error: unknown): string {

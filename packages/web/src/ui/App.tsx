@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useServices } from './appContext.ts';
 import { useAttention } from './attention.ts';
+import { ErrorBoundary } from './ErrorBoundary.tsx';
 import { useValue } from './hooks.ts';
 import { Icon } from './Icon.tsx';
 import { InboxView } from './InboxView.tsx';
@@ -59,13 +60,15 @@ export function App() {
             </button>
           </div>
         )}
-        {route.page === 'session' ? (
-          <SessionView key={route.sessionId} sessionId={route.sessionId} onOpenSidebar={openSidebar} />
-        ) : route.page === 'inbox' ? (
-          <InboxView onOpenSidebar={openSidebar} />
-        ) : (
-          <Home onOpenSidebar={openSidebar} />
-        )}
+        <ErrorBoundary resetKey={route.page === 'session' ? route.sessionId : route.page}>
+          {route.page === 'session' ? (
+            <SessionView key={route.sessionId} sessionId={route.sessionId} onOpenSidebar={openSidebar} />
+          ) : route.page === 'inbox' ? (
+            <InboxView onOpenSidebar={openSidebar} />
+          ) : (
+            <Home onOpenSidebar={openSidebar} />
+          )}
+        </ErrorBoundary>
       </main>
       {switching && <SessionSwitcher onClose={() => setSwitching(false)} />}
     </div>
