@@ -61,9 +61,13 @@ function withoutCallbacks({ canUseTool: _canUseTool, hooks: _hooks, ...options }
   return options;
 }
 
-function onlyPostToolUseHook(options: Options): HookCallback {
+function postToolUseHookOf(options: Options): HookCallback {
   const matchers = options.hooks?.PostToolUse;
-  assert.equal(options.hooks && Object.keys(options.hooks).length, 1, 'PostToolUse is the only hook event');
+  assert.deepEqual(
+    Object.keys(options.hooks ?? {}).sort(),
+    ['PostToolUse', 'SessionStart', 'TaskCompleted', 'TaskCreated'],
+    'the hook events every generation registers',
+  );
   assert.equal(matchers?.length, 1, 'one PostToolUse matcher');
   const [matcher] = matchers ?? [];
   assert.equal(matcher?.matcher, undefined, 'the matcher applies to every tool');
@@ -100,8 +104,8 @@ test('the stand-in callbacks are registered and answer Claude Code as a live ses
   };
   const signal = new AbortController().signal;
   try {
-    const sessionAnswer = await onlyPostToolUseHook(runtime.options)(input, 'toolu_1', { signal });
-    assert.deepEqual(await onlyPostToolUseHook(bench)(input, 'toolu_1', { signal }), sessionAnswer);
+    const sessionAnswer = await postToolUseHookOf(runtime.options)(input, 'toolu_1', { signal });
+    assert.deepEqual(await postToolUseHookOf(bench)(input, 'toolu_1', { signal }), sessionAnswer);
   } finally {
     await runtime.close();
   }

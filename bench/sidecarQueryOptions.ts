@@ -1,9 +1,9 @@
 import type { CanUseTool, Options } from '@anthropic-ai/claude-agent-sdk';
 import {
   buildQueryEnv,
+  generationHooks,
   generationQueryOptions,
   LiveSessionSettings,
-  postToolUseHook,
   resolveClaudeExecutable,
   resolveStartOptions,
 } from '@outrigger/claude-sdk-sidecar/bench';
@@ -56,9 +56,6 @@ export async function sidecarFirstQueryOptions(start: SidecarSessionStart): Prom
     providerSessionId: payload.providerSessionId,
     resumable: false,
     canUseTool: allowEveryTool,
-    postToolUse: postToolUseHook(
-      () => true,
-      () => undefined,
-    ),
+    hooks: generationHooks(() => true, { postToolUse: () => undefined, sessionStart: () => undefined }),
   });
 }

@@ -9,6 +9,6 @@ export { buildQueryEnv } from './config/settingsEnv.ts';
 export { resolveStartOptions } from './config/startOptions.ts';
 export { type ProjectionBenchmarkResult, projectionBenchmark } from './projection/bench.ts';
 export { loadSdkFixture, type SdkFixtureEntry, type SdkFixtureName } from './projection/fixtures/sdkFixtures.ts';
-export { generationQueryOptions, postToolUseHook } from './runtime/generationQueryOptions.ts';
+export { generationHooks, generationQueryOptions } from './runtime/generationQueryOptions.ts';
 export { LiveSessionSettings } from './runtime/liveSessionSettings.ts';
 export { PromptQueue } from './runtime/promptQueue.ts';

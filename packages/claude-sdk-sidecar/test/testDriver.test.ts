@@ -140,11 +140,61 @@ test('an answered question completes the turn', async () => {
 test('exit-plan captures the plan when a mode is chosen and fails when planning continues', async () => {
   const accepted = await answer('exit-plan now', 'user_input_requested', 'allow', 'default');
   assert.ok(accepted.request.type === 'user_input_requested');
+  // Root without IS_SANDBOX=1 may not bypass (Claude Code would refuse), so the option is offered only elsewhere.
+  const bypassAllowed = process.geteuid?.() !== 0;
+  assert.deepEqual(
+    accepted.request.payload.options.map((option) => option.optionId),
+    [...(bypassAllowed ? ['bypassPermissions'] : []), 'auto', 'acceptEdits', 'default', 'plan'],
+  );
   assert.deepEqual(accepted.request.payload.input, { plan: '1. Inspect\n2. Implement\n3. Verify' });
   assert.equal(accepted.terminal.type, 'turn_completed');
   const kept = await answer('exit-plan again', 'user_input_requested', 'allow', 'plan');
   assert.ok(kept.terminal.type === 'turn_failed');
   assert.equal(kept.terminal.payload.error, 'User rejected request to exit plan mode.');
+});
+
+test('a contradictory answer is a refusal: reject in optionId wins over an allowing action', async () => {
+  const { terminal } = await answer('approval contradicted', 'approval_requested', 'allow', 'reject');
+  assert.ok(terminal.type === 'turn_failed');
+  assert.equal(terminal.payload.error, 'User refused permission to run tool');
+  const question = await answer('ask-user contradicted', 'user_input_requested', 'allow', 'reject', {
+    answers: { 'Pick one': 'A' },
+  });
+  assert.ok(question.terminal.type === 'turn_failed');
+  assert.equal(question.terminal.payload.error, 'User declined to answer the question');
+});
+
+test('exit-plan offers bypass where the sidecar may bypass (IS_SANDBOX=1), and accepts it', async () => {
+  const sandboxed = await spawnSidecar({
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TUTTI_CLAUDE_SDK_SIDECAR_TEST_DRIVER: '1', IS_SANDBOX: '1' },
+    requestTimeoutMs: 10_000,
+  });
+  try {
+    await sandboxed.request('start', { agentSessionId: 'sandboxed', cwd: '/tmp' });
+    await sandboxed.request('exec', { agentSessionId: 'sandboxed', turnId: 'plan-bypass', prompt: 'exit-plan' });
+    const request = await sandboxed.waitForEvent((event) => event.type === 'user_input_requested', {
+      timeoutMs: 5_000,
+      description: 'the ExitPlanMode request',
+    });
+    assert.ok(request.type === 'user_input_requested');
+    assert.deepEqual(request.payload.options[0], {
+      kind: 'allow_always',
+      name: 'Yes, and bypass permissions',
+      optionId: 'bypassPermissions',
+    });
+    await sandboxed.request('submit_interactive', {
+      agentSessionId: 'sandboxed',
+      turnId: 'plan-bypass',
+      requestId: request.payload.requestId,
+      action: 'allow',
+      optionId: 'bypassPermissions',
+      payload: {},
+    });
+    const terminal = await sandboxed.waitForEvent(isTerminalOf('plan-bypass'), { timeoutMs: 5_000 });
+    assert.equal(terminal.type, 'turn_completed');
+  } finally {
+    await sandboxed.stop();
+  }
 });
 
 test('guide echoes one delta on the active turn, and needs one', async () => {
@@ -162,7 +212,7 @@ test('guide echoes one delta on the active turn, and needs one', async () => {
   );
   const identity = turnEvents(turnId).find((event) => event.type === 'provider_turn_identity_resolved');
   assert.ok(identity?.type === 'provider_turn_identity_resolved');
-  assertWholeDelta(guided[1], 'steer left', identity.payload.providerTurnId);
+  assertWholeDelta(guided[1], 'Echo: steer left', identity.payload.providerTurnId);
 
   await submitInteractive(turnId, request.payload.requestId, 'allow', 'allow');
   await waitForTurn(turnId, 'turn_completed');

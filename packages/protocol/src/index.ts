@@ -70,6 +70,8 @@ export {
   applySettingsPayloadSchema,
   type ClosePayload,
   closePayloadSchema,
+  type EffortLevel,
+  effortLevels,
   type LocalPlugin,
   type ResumeCursorInput,
   resumeCursorInputSchema,

@@ -5,18 +5,26 @@ import { BackgroundTaskLedger } from './backgroundTaskLedger.ts';
 describe('BackgroundTaskLedger', () => {
   it('replaces the live set whole and says what it replaced', () => {
     const ledger = new BackgroundTaskLedger();
-    assert.deepEqual(ledger.replaceLevel([]), { wasObserved: false, previousCount: 0 });
+    assert.deepEqual(ledger.replaceLevel([]), { wasObserved: false, previousCount: 0, left: [] });
     assert.deepEqual(
-      ledger.replaceLevel([
-        { taskId: 'a', taskType: 'local_bash' },
-        { taskId: 'b', taskType: 'local_bash' },
-      ]),
-      { wasObserved: true, previousCount: 0 },
+      ledger.replaceLevel(
+        [
+          { taskId: 'a', taskType: 'local_bash' },
+          { taskId: 'b', taskType: 'local_bash' },
+        ],
+        'turn-1',
+      ),
+      { wasObserved: true, previousCount: 0, left: [] },
     );
-    assert.deepEqual(ledger.replaceLevel([{ taskId: 'b', taskType: 'local_bash' }]), {
+    assert.deepEqual(ledger.replaceLevel([{ taskId: 'b', taskType: 'local_bash' }], 'turn-2'), {
       wasObserved: true,
       previousCount: 2,
+      left: ['a'],
     });
+    assert.equal(ledger.ownerOf('b'), 'turn-1', 'a task belongs to the turn running when it was first seen');
+    ledger.started('c', 'local_bash', 'toolu_c', 'turn-3');
+    assert.equal(ledger.ownerOf('c'), 'turn-3');
+    assert.equal(ledger.ownerOf('unknown'), undefined);
     assert.equal(ledger.liveCount, 1);
     assert.equal(ledger.counts().backgroundTasksNoLongerLiveCount, 1);
   });

@@ -11,10 +11,11 @@ export interface LiveBackgroundTask {
 
 type DelegatedStatus = 'running' | 'completed' | 'failed' | 'stopped';
 
-/** Whether a task was in the live set before this update, and how many were. */
+/** Whether a task was in the live set before this update, how many were, and which left it. */
 export interface LevelChange {
   readonly wasObserved: boolean;
   readonly previousCount: number;
+  readonly left: readonly string[];
 }
 
 const DELEGATED_TASK_TYPE = 'local_agent';
@@ -32,6 +33,8 @@ export class BackgroundTaskLedger {
   readonly #delegated = new Map<string, DelegatedStatus>();
   /** The task each launching tool call (Bash `run_in_background`, Agent) started, by tool_use id. */
   readonly #taskOfToolCall = new Map<string, string>();
+  /** The Turn that was running when each task was first seen: the Turn whose background work it is. */
+  readonly #owners = new Map<string, string>();
 
   get liveCount(): number {
     return this.#live.size;
@@ -43,20 +46,33 @@ export class BackgroundTaskLedger {
     return running;
   }
 
-  replaceLevel(tasks: readonly LiveBackgroundTask[]): LevelChange {
-    const change = { wasObserved: this.#levelObserved, previousCount: this.#live.size };
+  /** `owner`: the Turn running now, which owns the tasks seen for the first time. */
+  replaceLevel(tasks: readonly LiveBackgroundTask[], owner?: string): LevelChange {
+    const previous = this.#live;
+    const change = {
+      wasObserved: this.#levelObserved,
+      previousCount: previous.size,
+      left: [...previous].filter((taskId) => !tasks.some((task) => task.taskId === taskId)),
+    };
     this.#levelObserved = true;
     this.#live = new Set(tasks.map((task) => task.taskId));
     for (const task of tasks) {
       this.#observed.add(task.taskId);
+      this.#noteOwner(task.taskId, owner);
       if (task.taskType === DELEGATED_TASK_TYPE) this.#noteDelegated(task.taskId);
     }
     return change;
   }
 
-  started(taskId: string, taskType: string | undefined, toolUseId?: string): void {
+  started(taskId: string, taskType: string | undefined, toolUseId?: string, owner?: string): void {
+    this.#noteOwner(taskId, owner);
     if (taskType === DELEGATED_TASK_TYPE) this.#noteDelegated(taskId);
     if (toolUseId !== undefined) this.#taskOfToolCall.set(toolUseId, taskId);
+  }
+
+  /** The Turn whose background work the task is; undefined when it was first seen with no Turn running. */
+  ownerOf(taskId: string): string | undefined {
+    return this.#owners.get(taskId);
   }
 
   /** True while the task is live or a started delegated task, and no terminal edge was seen for it. */
@@ -95,6 +111,10 @@ export class BackgroundTaskLedger {
       delegatedTasksFailedCount: delegated.failed,
       delegatedTasksStoppedCount: delegated.stopped,
     };
+  }
+
+  #noteOwner(taskId: string, owner: string | undefined): void {
+    if (owner !== undefined && !this.#owners.has(taskId)) this.#owners.set(taskId, owner);
   }
 
   #noteDelegated(taskId: string): void {

@@ -198,15 +198,20 @@ describe('BackgroundTaskLifecycle: level signal', () => {
   });
 });
 
+/** turn-1 launches the background Bash task `sh` and settles with its own result. */
+function launchAndSettle(lifecycle: BackgroundTaskLifecycle, turns: FakeTurns): void {
+  turns.startUserTurn('turn-1');
+  lifecycle.observe(level(['sh', 'local_bash']));
+  lifecycle.observe(taskStarted('sh', 'local_bash'));
+  assert.equal(lifecycle.onRootResult(SUCCESS), 'settle');
+  turns.settleActive();
+}
+
 describe('BackgroundTaskLifecycle: continuations', () => {
   it('reserves one synthetic turn for a follow-up signalled after the root settled and ends it at idle', () => {
     const { lifecycle, turns, timers, take } = setup();
     // The observed background Bash sequence (claude-code-offline §5).
-    turns.startUserTurn('turn-1');
-    lifecycle.observe(level(['sh', 'local_bash']));
-    lifecycle.observe(taskStarted('sh', 'local_bash'));
-    assert.equal(lifecycle.onRootResult(SUCCESS), 'settle');
-    turns.settleActive();
+    launchAndSettle(lifecycle, turns);
     lifecycle.observe(idle());
     take();
 
@@ -251,6 +256,47 @@ describe('BackgroundTaskLifecycle: continuations', () => {
     lifecycle.observe(idle());
     assert.deepEqual(take(), [['turn_completed', { turnId: 'turn-1', stopReason: 'background_agent_idle' }]]);
     lifecycle.observe(idle());
+    assert.deepEqual(take(), []);
+  });
+
+  it("never retains a later user turn for an earlier turn's background work: the follow-up runs after it", () => {
+    const { lifecycle, turns, timers, take } = setup();
+    launchAndSettle(lifecycle, turns);
+    lifecycle.onRootSettled();
+    lifecycle.observe(idle());
+    // The next user turn starts before the job ends; the job's notification arrives while it runs.
+    turns.startUserTurn('turn-2');
+    lifecycle.onUserTurnActivated();
+    lifecycle.observe(taskUpdated('sh', 'completed'));
+    lifecycle.observe(taskNotification('sh'));
+    lifecycle.observe(level());
+    take();
+    assert.equal(lifecycle.onRootResult(SUCCESS), 'settle', 'turn-2 ends with its own result');
+    turns.settleActive();
+    lifecycle.onRootSettled();
+    assert.deepEqual(take(), [
+      ['turn_completed', { turnId: 'turn-2', stopReason: 'end_turn' }],
+      ['turn_started', { turnId: 'synthetic-1', synthetic: true }],
+    ]);
+    lifecycle.observe(rootAssistant());
+    assert.equal(lifecycle.onRootResult(FOLLOW_UP), 'confirm');
+    lifecycle.observe(idle());
+    assert.deepEqual(take(), [['turn_completed', { turnId: 'synthetic-1', stopReason: 'background_agent_idle' }]]);
+    timers.advance(60_000);
+    assert.deepEqual(
+      take().filter(([type]) => type !== 'background_tasks_quiesced'),
+      [],
+      'the started continuation has no deadline left',
+    );
+  });
+
+  it('with nothing owed, settling a root result reserves nothing', () => {
+    const { lifecycle, turns, take } = setup();
+    turns.startUserTurn('turn-1');
+    assert.equal(lifecycle.onRootResult(SUCCESS), 'settle');
+    turns.settleActive();
+    take();
+    lifecycle.onRootSettled();
     assert.deepEqual(take(), []);
   });
 
@@ -323,6 +369,7 @@ describe('BackgroundTaskLifecycle: continuations', () => {
   it('never settles or times on follow-up results', () => {
     const { lifecycle, turns, timers, take } = setup();
     turns.startUserTurn('turn-1');
+    lifecycle.observe(taskStarted('sh', 'local_bash'));
     lifecycle.observe(taskNotification('sh'));
     assert.equal(lifecycle.onRootResult(SUCCESS), 'retain');
     for (let i = 0; i < 3; i++) assert.equal(lifecycle.onRootResult(FOLLOW_UP), 'confirm');
@@ -500,9 +547,16 @@ describe('BackgroundTaskLifecycle: start timeout', () => {
     lifecycle.onUserTurnActivated();
     take();
     lifecycle.observe(taskNotification('agent-1'));
-    assert.equal(lifecycle.onRootResult(SUCCESS), 'retain', 'the notification owes turn-2 a follow-up');
+    assert.equal(lifecycle.onRootResult(SUCCESS), 'settle', "turn-2 ends with its own result: it is turn-1's work");
+    turns.settleActive();
+    lifecycle.onRootSettled();
+    lifecycle.observe(rootAssistant());
     lifecycle.observe(idle());
-    assert.deepEqual(take(), [['turn_completed', { turnId: 'turn-2', stopReason: 'background_agent_idle' }]]);
+    assert.deepEqual(take(), [
+      ['turn_completed', { turnId: 'turn-2', stopReason: 'end_turn' }],
+      ['turn_started', { turnId: 'synthetic-1', synthetic: true }],
+      ['turn_completed', { turnId: 'synthetic-1', stopReason: 'background_agent_idle' }],
+    ]);
   });
 
   it('stops rejecting when a real user turn activates', () => {

@@ -55,8 +55,9 @@ interface AwaitedContinuation {
 /**
  * Background tasks and the model output they cause after a Turn's own work (reference §3.5, protocol 6).
  * Claude Code reports its live background tasks as a replace-set and, when one ends, runs a follow-up on
- * its own. That follow-up belongs to the root Turn when it is still open (the Turn is retained until the
- * session goes idle), or else to one synthetic Turn reserved for it. Every Turn it touches ends once.
+ * its own. That follow-up belongs to the Turn that launched the work when it is still open (the Turn is
+ * retained until the session goes idle), or else to one synthetic Turn reserved for it: a later user Turn
+ * is never retained for it. Every Turn it touches ends once.
  */
 export class BackgroundTaskLifecycle {
   readonly #emit: EmitEvent;
@@ -70,6 +71,8 @@ export class BackgroundTaskLifecycle {
   #levelPending = false;
   /** A task notification promises a follow-up. */
   #notificationPending = false;
+  /** The Turns whose background work the pending follow-up is (the Turn running when each task was launched). */
+  readonly #pendingOwners = new Set<string>();
   /** Undefined until the Query's first root result; false fences later signals from opening a continuation. */
   #rootSucceeded: boolean | undefined;
   #awaited: AwaitedContinuation | undefined;
@@ -117,7 +120,16 @@ export class BackgroundTaskLifecycle {
       this.#clearContinuation();
       return 'settle';
     }
-    return this.#continuationPending() ? 'retain' : 'settle';
+    // Only the Turn that launched the background work waits for its follow-up. Any later Turn ends with its
+    // own result; the follow-up then gets a continuation Turn of its own (`onRootSettled`).
+    return this.#continuationPending() && active !== undefined && this.#pendingOwners.has(active.turnId)
+      ? 'retain'
+      : 'settle';
+  }
+
+  /** A root result settled its Turn: a follow-up still owed by earlier background work gets its own Turn now. */
+  onRootSettled(): void {
+    this.#reserveContinuation();
   }
 
   /**
@@ -218,7 +230,8 @@ export class BackgroundTaskLifecycle {
       case 'task_started': {
         const taskId = nonEmptyString(message.task_id);
         if (taskId) {
-          this.#ledger.started(taskId, nonEmptyString(message.task_type), nonEmptyString(message.tool_use_id));
+          const owner = this.#turns.activeTurn()?.turnId;
+          this.#ledger.started(taskId, nonEmptyString(message.task_type), nonEmptyString(message.tool_use_id), owner);
         }
         return;
       }
@@ -226,6 +239,7 @@ export class BackgroundTaskLifecycle {
         const taskId = nonEmptyString(message.task_id);
         const status = nonEmptyString(asRecord(message.patch)?.status);
         if (taskId && terminalTaskStatus(status) && this.#ledger.ended(taskId, status)) {
+          this.#noteOwners([taskId]);
           this.#reserveContinuation();
         }
         return;
@@ -237,7 +251,7 @@ export class BackgroundTaskLifecycle {
   }
 
   #onLevel(tasks: LiveBackgroundTask[]): void {
-    const change = this.#ledger.replaceLevel(tasks);
+    const change = this.#ledger.replaceLevel(tasks, this.#turns.activeTurn()?.turnId);
     this.#emitCounts('background_tasks_changed');
     if (tasks.length > 0) {
       this.#stopQuiescence();
@@ -246,6 +260,7 @@ export class BackgroundTaskLifecycle {
     }
     if (!change.wasObserved || change.previousCount === 0) return;
     this.#levelPending = this.#rootSucceeded !== false && this.#ledger.delegatedRunningCount > 0;
+    if (this.#levelPending) this.#noteOwners(change.left);
     this.#stopQuiescence();
     const epoch = this.#epoch;
     this.#cancelQuiescence = this.#timers.schedule(() => {
@@ -258,8 +273,18 @@ export class BackgroundTaskLifecycle {
   #onNotification(taskId: string | undefined, status: string | undefined): void {
     if (taskId) this.#ledger.ended(taskId, status);
     // A stopped task was ended on request; Claude Code owes no follow-up for it.
-    if (status !== 'stopped' && this.#rootSucceeded !== false) this.#notificationPending = true;
+    if (status !== 'stopped' && this.#rootSucceeded !== false) {
+      this.#notificationPending = true;
+      if (taskId) this.#noteOwners([taskId]);
+    }
     this.#reserveContinuation();
+  }
+
+  #noteOwners(taskIds: readonly string[]): void {
+    for (const taskId of taskIds) {
+      const owner = this.#ledger.ownerOf(taskId);
+      if (owner !== undefined) this.#pendingOwners.add(owner);
+    }
   }
 
   /** The SDK's authoritative end of background work: its loop drained and the session is idle. */
@@ -325,6 +350,7 @@ export class BackgroundTaskLifecycle {
     const had = this.#continuationPending() || this.#awaited !== undefined;
     this.#levelPending = false;
     this.#notificationPending = false;
+    this.#pendingOwners.clear();
     this.#confirmStart();
     return had;
   }

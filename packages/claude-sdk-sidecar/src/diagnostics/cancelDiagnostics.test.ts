@@ -88,7 +88,7 @@ describe('CancelDiagnostics', () => {
     });
   });
 
-  it('logs the message of its own errors but only a fingerprint of foreign ones', async () => {
+  it('logs {name, message}: its own messages verbatim, foreign ones redacted with a fingerprint', async () => {
     class QueryShutdownTimeoutError extends Error {
       readonly [diagnosticSafeMessage] = true;
       override readonly name = 'QueryShutdownTimeoutError';
@@ -110,10 +110,12 @@ describe('CancelDiagnostics', () => {
     const [interruptFailed, cancelFailed] = lines.map(parse);
     assert.doesNotMatch(lines.join('\n'), /CANARY/);
     assert.deepEqual(Object.keys(interruptFailed.error as object).sort(), [
+      'message',
       'messageFingerprint',
       'messageLength',
       'name',
     ]);
+    assert.equal((interruptFailed.error as { message: string }).message, 'redacted');
     assert.equal(cancelFailed.errorStage, 'consumption');
     assert.deepEqual(cancelFailed.error, {
       name: 'QueryShutdownTimeoutError',

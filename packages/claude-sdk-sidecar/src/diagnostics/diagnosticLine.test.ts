@@ -5,6 +5,7 @@ import {
   describeErrorForDiagnostic,
   diagnosticSafeMessage,
   fingerprintError,
+  SidecarError,
   withDiagnosticSinkForTest,
   writeDiagnosticLine,
 } from './diagnosticLine.ts';
@@ -59,7 +60,7 @@ describe('fingerprintError', () => {
 });
 
 describe('describeErrorForDiagnostic', () => {
-  it('keeps the message of errors marked safe and fingerprints the rest', () => {
+  it('keeps the message of errors marked safe, and of SidecarError', () => {
     class ShutdownTimeout extends Error {
       readonly [diagnosticSafeMessage] = true;
       override readonly name = 'ShutdownTimeout';
@@ -68,8 +69,24 @@ describe('describeErrorForDiagnostic', () => {
       name: 'ShutdownTimeout',
       message: 'timed out after 5ms',
     });
-    const foreign = describeErrorForDiagnostic(new Error('tool said hello'));
-    assert.equal('message' in foreign, false);
-    assert.equal((foreign as { messageLength: number }).messageLength, 15);
+    assert.deepEqual(describeErrorForDiagnostic(new SidecarError('Claude SDK lost canceled Query turn t1')), {
+      name: 'Error',
+      message: 'Claude SDK lost canceled Query turn t1',
+    });
+  });
+
+  it("keeps the SDK's fixed texts without their tails, and redacts everything else", () => {
+    assert.deepEqual(describeErrorForDiagnostic(new Error('Query closed before response received')), {
+      name: 'Error',
+      message: 'Query closed before response received',
+    });
+    const exited = describeErrorForDiagnostic(new Error('Claude Code process exited with code 1\nstderr: CANARY'));
+    assert.equal(exited.message, 'Claude Code process exited with code 1');
+    assert.equal(exited.messageLength, 53, 'a cut message says so with its fingerprint');
+    const foreign = describeErrorForDiagnostic(Object.assign(new Error('tool said CANARY'), { code: 'ECONNRESET' }));
+    assert.deepEqual(Object.keys(foreign).sort(), ['code', 'message', 'messageFingerprint', 'messageLength', 'name']);
+    assert.equal(foreign.message, 'redacted');
+    assert.equal(foreign.messageLength, 16);
+    assert.doesNotMatch(JSON.stringify(foreign), /CANARY/);
   });
 });

@@ -54,10 +54,17 @@ export interface ErrorFingerprint {
   readonly messageFingerprint: string;
 }
 
-/** An error this sidecar raised itself; its message is fixed text plus ids, safe to log verbatim. */
+/**
+ * An error as cancel diagnostics describe it (reference §3.4, `error{name,message}`): `message` is the
+ * error's own text when it is known to be safe, else the fixed word `redacted` with a fingerprint beside it.
+ */
 export interface DiagnosticErrorMessage {
   readonly name: string;
   readonly message: string;
+  readonly code?: string | number;
+  readonly status?: number;
+  readonly messageLength?: number;
+  readonly messageFingerprint?: string;
 }
 
 export type DiagnosticError = ErrorFingerprint | DiagnosticErrorMessage;
@@ -67,6 +74,11 @@ export type DiagnosticError = ErrorFingerprint | DiagnosticErrorMessage;
  * `class QueryShutdownTimeoutError extends Error { readonly [diagnosticSafeMessage] = true; }`.
  */
 export const diagnosticSafeMessage: unique symbol = Symbol('outrigger.diagnosticSafeMessage');
+
+/** An error raised by this sidecar with a message of fixed text plus ids: logged verbatim. */
+export class SidecarError extends Error {
+  readonly [diagnosticSafeMessage] = true;
+}
 
 /** The first 12 hex digits of the text's sha256: tells two values apart without revealing either. */
 export function textFingerprint(text: string): string {
@@ -100,15 +112,41 @@ export function fingerprintError(error: unknown): ErrorFingerprint {
   return fingerprint;
 }
 
-/** `{name, message}` for the sidecar's own errors, a fingerprint for everything else. */
-export function describeErrorForDiagnostic(error: unknown): DiagnosticError {
+/**
+ * The SDK's own fixed texts for a Query that ends or refuses a control request (an interrupt, say). Only the
+ * matched part is kept: what follows it (Claude Code's stderr tail after an exit code) may quote anything.
+ */
+const knownSdkMessages: readonly RegExp[] = [
+  /^Query closed before (?:response received|initialize was sent|spawn)/,
+  /^Claude Code process (?:exited with code -?\d+|terminated by signal [A-Z0-9]+|aborted by user)/,
+  /^Connection aborted by user/,
+  /^ProcessTransport is not ready for writing/,
+  /^Not connected$/,
+  /^(?:The operation was aborted|This operation was aborted|Operation aborted|aborted)\.?$/,
+];
+
+/**
+ * `{name, message}` for every error, safe to log: this sidecar's own errors verbatim, the SDK's fixed texts
+ * without their tails, anything else as `redacted` with a fingerprint (its text may quote prompts, tool
+ * input or provider output).
+ */
+export function describeErrorForDiagnostic(error: unknown): DiagnosticErrorMessage {
   if (
     error instanceof Error &&
     (error as Partial<Record<typeof diagnosticSafeMessage, unknown>>)[diagnosticSafeMessage]
   ) {
     return { name: errorName(error), message: error.message };
   }
-  return fingerprintError(error);
+  const { name, code, status, messageLength, messageFingerprint } = fingerprintError(error);
+  const text = error instanceof Error ? error.message : String(error);
+  const known = knownSdkMessages.map((pattern) => pattern.exec(text)?.[0]).find((match) => match !== undefined);
+  return {
+    name,
+    message: known ?? 'redacted',
+    ...(code === undefined ? {} : { code }),
+    ...(status === undefined ? {} : { status }),
+    ...(known === text ? {} : { messageLength, messageFingerprint }),
+  };
 }
 
 function errorName(error: unknown): string {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PermissionUpdate } from '@anthropic-ai/claude-agent-sdk';
-import { approvalDecision, denyMessage, sessionGrant } from './approvalOptions.ts';
+import { approvalDecision, denyMessage, isRefusal, sessionGrant } from './approvalOptions.ts';
 
 const submission = (action: string, optionId: string, payload: Record<string, unknown> = {}) => ({
   action,
@@ -19,10 +19,18 @@ describe('approvalDecision', () => {
     assert.equal(approvalDecision(submission('', '')), 'deny');
   });
 
-  it('lets a refusing action win over a contradictory allow option', () => {
-    for (const action of ['reject', 'deny', 'decline', 'cancel']) {
-      assert.equal(approvalDecision(submission(action, 'allow_always')), 'deny', action);
+  it('lets a refusal win over a contradictory allow, in either field', () => {
+    for (const refusal of ['reject', 'reject_once', 'deny', 'decline', 'cancel']) {
+      assert.equal(approvalDecision(submission(refusal, 'allow_always')), 'deny', `action ${refusal}`);
+      assert.equal(approvalDecision(submission('allow', refusal)), 'deny', `optionId ${refusal}`);
+      assert.equal(isRefusal(submission('allow_always', refusal)), true);
     }
+    assert.equal(isRefusal(submission('allow', 'allow_always')), false);
+    assert.equal(
+      approvalDecision(submission('allow', 'allow_always')),
+      'allow_for_session',
+      'the option picks the allow',
+    );
   });
 });
 

@@ -29,11 +29,15 @@ const allowChoices: ReadonlySet<string> = new Set([
   'bypassPermissions',
 ]);
 
-/** Actions that refuse whatever option accompanies them, so a contradictory submission fails closed. */
-const refusingActions: ReadonlySet<string> = new Set(['reject', 'deny', 'decline', 'cancel']);
+/** Actions and option ids that refuse, whatever the other field says. */
+const refusals: ReadonlySet<string> = new Set(['reject', 'reject_once', 'deny', 'decline', 'cancel']);
 
+/**
+ * An answer refuses when its `action` or its `optionId` does: a contradictory answer (say `action: "allow"`
+ * with `optionId: "reject"`, or the reverse) fails safe, as a refusal.
+ */
 export function isRefusal(submission: InteractiveSubmission): boolean {
-  return refusingActions.has(submission.action);
+  return refusals.has(submission.action) || refusals.has(submission.optionId);
 }
 
 /** The option the host chose: `optionId`, or `action` when a host sends only that; undefined for a refusal. */

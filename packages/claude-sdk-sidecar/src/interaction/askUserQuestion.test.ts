@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { answersFromPayload, identifyQuestions } from './askUserQuestion.ts';
+import { answersFromPayload, contractQuestionId, identifyQuestions } from './askUserQuestion.ts';
 
 const questions = [
   { id: 'q1', question: 'Which database?' },
@@ -8,14 +8,16 @@ const questions = [
 ];
 
 describe('identifyQuestions', () => {
-  it('adds stable ids derived from position and content, and keeps given ones', () => {
-    const input = { questions: [{ question: 'A?' }, { question: 'A?' }, { id: 'mine', question: 'B?' }], extra: 1 };
+  it('adds contract-question ids a host can compute, and keeps given ones', () => {
+    const confirm = { question: 'Delete everything?', header: 'Confirm' };
+    const input = { questions: [confirm, { id: 'mine', question: 'B?' }], extra: 1 };
     const first = identifyQuestions(input);
-    const second = identifyQuestions(structuredClone(input));
-    assert.deepEqual(first.questions, second.questions);
-    const [a, b, c] = first.questions;
-    assert.notEqual(a.id, b.id, 'identical questions at different positions get different ids');
-    assert.equal(c.id, 'mine');
+    assert.deepEqual(first.questions, identifyQuestions(structuredClone(input)).questions, 'stable');
+    assert.deepEqual(first.questions, [
+      { id: contractQuestionId(confirm), question: 'Delete everything?' },
+      { id: 'mine', question: 'B?' },
+    ]);
+    assert.deepEqual((first.published.questions as unknown[])[0], { ...confirm, id: contractQuestionId(confirm) });
     assert.equal(first.published.extra, 1);
     assert.equal((input.questions[0] as { id?: string }).id, undefined, 'the SDK input is not mutated');
   });
@@ -23,6 +25,31 @@ describe('identifyQuestions', () => {
   it('tolerates malformed input', () => {
     assert.deepEqual(identifyQuestions({}).questions, []);
     assert.deepEqual(identifyQuestions({ questions: ['x', null] }).questions, []);
+  });
+});
+
+describe('contractQuestionId', () => {
+  it('is the FNV-1a of the question JSON as sent, one step per code point, in base 36', () => {
+    assert.equal(
+      contractQuestionId({
+        header: 'Confirm',
+        question: 'Delete everything?',
+        options: [{ label: 'Yes', description: 'Delete files' }],
+      }),
+      'contract-question-1412lhw',
+    );
+    // Non-ASCII and an astral character: hashing UTF-16 units or UTF-8 bytes gives other ids.
+    assert.equal(
+      contractQuestionId({ header: 'Bestätigen', question: 'Alles löschen? 🗑' }),
+      'contract-question-1b2mje1',
+    );
+  });
+
+  it('depends on the key order Claude Code sent', () => {
+    assert.notEqual(
+      contractQuestionId({ question: 'A?', header: 'H' }),
+      contractQuestionId({ header: 'H', question: 'A?' }),
+    );
   });
 });
 

@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
 import { asRecord } from '../projection/sdkValues.ts';
-import { canonicalJson } from './canonicalJson.ts';
 
 export interface AskedQuestion {
   readonly id: string;
@@ -16,8 +14,8 @@ export interface QuestionAnswers {
 
 /**
  * The AskUserQuestion input as published to the host, with an id on every question. Questions that
- * carry no id get `contract-question-<hash>` of their position and content, so the same input always
- * yields the same ids.
+ * carry no id get `contractQuestionId` of the question as Claude Code sent it, which a host can compute
+ * on its own to key its answers.
  */
 export function identifyQuestions(input: Record<string, unknown>): {
   readonly published: Record<string, unknown>;
@@ -25,10 +23,10 @@ export function identifyQuestions(input: Record<string, unknown>): {
 } {
   const raw = Array.isArray(input.questions) ? input.questions : [];
   const questions: AskedQuestion[] = [];
-  const publishedQuestions = raw.map((entry: unknown, index) => {
+  const publishedQuestions = raw.map((entry: unknown) => {
     if (typeof entry !== 'object' || entry === null) return entry;
     const record = entry as Record<string, unknown>;
-    const id = typeof record.id === 'string' && record.id.trim() !== '' ? record.id : contractQuestionId(index, record);
+    const id = typeof record.id === 'string' && record.id.trim() !== '' ? record.id : contractQuestionId(record);
     const question = typeof record.question === 'string' ? record.question : '';
     questions.push({ id, question });
     return { ...record, id };
@@ -36,9 +34,18 @@ export function identifyQuestions(input: Record<string, unknown>): {
   return { published: { ...input, questions: publishedQuestions }, questions };
 }
 
-function contractQuestionId(index: number, question: Record<string, unknown>): string {
-  const content = canonicalJson({ index, question }) ?? `${index}:${String(question.question)}`;
-  return `contract-question-${createHash('sha256').update(content).digest('hex').slice(0, 16)}`;
+/**
+ * `contract-question-<hash>`: the 32-bit FNV-1a (offset basis 0x811c9dc5, prime 0x01000193) of
+ * `JSON.stringify(question)`, one step per Unicode code point (not per UTF-16 unit or byte), in base 36.
+ * GUIs built for the original sidecar compute the same id from the question they were shown.
+ */
+export function contractQuestionId(question: Record<string, unknown>): string {
+  let hash = 0x811c9dc5;
+  for (const character of JSON.stringify(question)) {
+    hash ^= character.codePointAt(0) ?? 0;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return `contract-question-${hash.toString(36)}`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CanUseTool, PermissionUpdate } from '@anthropic-ai/claude-agent-sdk';
+import { contractQuestionId } from './askUserQuestion.ts';
 import { type CanUseToolDeps, createCanUseTool, IDENTITY_UNCONFIRMED } from './canUseTool.ts';
 import { InteractiveRegistry } from './interactiveRegistry.ts';
 import { SessionPermissionLedger } from './sessionPermissionLedger.ts';
@@ -168,6 +169,30 @@ describe('createCanUseTool: approvals', () => {
     assert.equal((await other)?.behavior, 'deny', 'a different command still asks');
   });
 
+  it('remembers an "Allow for session" request Claude Code offers no rule for, in this and later generations', async () => {
+    const s = session();
+    const input = { command: 'mkdir -p hard-demo && echo hi > hard-demo/a.txt && cat hard-demo/a.txt' };
+    const first = s.generation()('Bash', input, sdkOptions({ toolUseID: 'toolu_1' }));
+    await answer(s, 'approval_requested', 'allow', 'allow_always');
+    assert.deepEqual(await first, { behavior: 'allow', updatedInput: input });
+
+    const again = await s.generation()('Bash', { ...input }, sdkOptions({ toolUseID: 'toolu_2' }));
+    assert.deepEqual(again, { behavior: 'allow', updatedInput: input }, 'the identical request is allowed');
+    const later = await s.generation()('Bash', structuredClone(input), sdkOptions({ toolUseID: 'toolu_3' }));
+    assert.equal(later?.behavior, 'allow', 'also by the callback of a later generation');
+    assert.equal(s.events.filter((event) => event.type === 'approval_requested').length, 1);
+
+    const changed = s.generation()('Bash', { command: `${input.command} && rm -rf hard-demo` }, sdkOptions());
+    await answer(s, 'approval_requested', 'reject', 'reject');
+    assert.equal((await changed)?.behavior, 'deny', 'a different input still asks');
+    const allowedOnce = s.generation()('Write', { file_path: 'a.txt', content: 'x' }, sdkOptions());
+    await answer(s, 'approval_requested', 'allow', 'allow');
+    assert.equal((await allowedOnce)?.behavior, 'allow');
+    const askedAgain = s.generation()('Write', { file_path: 'a.txt', content: 'x' }, sdkOptions());
+    await answer(s, 'approval_requested', 'reject', 'reject');
+    assert.equal((await askedAgain)?.behavior, 'deny', '"Allow" (once) is never remembered');
+  });
+
   it('leaves out "Allow for session" when Claude Code suppresses standing grants, and never remembers then', async () => {
     const s = session();
     const result = s.generation()(
@@ -331,10 +356,7 @@ describe('createCanUseTool: AskUserQuestion', () => {
     const { payload: request } = await s.nextEvent('user_input_requested');
     const published = (request.input as { questions: { id: string; question: string }[] }).questions;
     const ids = published.map((question) => question.id);
-    assert.ok(
-      ids.every((id) => /^contract-question-[0-9a-f]{16}$/.test(id)),
-      `ids: ${ids}`,
-    );
+    assert.deepEqual(ids, questions.map(contractQuestionId), 'ids a host computes from the questions it was shown');
     assert.notEqual(ids[0], ids[1]);
     assert.deepEqual(request.options, []);
     assert.deepEqual(s.phases, ['waiting_input']);
@@ -378,6 +400,10 @@ describe('createCanUseTool: AskUserQuestion', () => {
     const request = await answer(s, 'user_input_requested', 'reject', '');
     assert.equal((request.input as { questions: { id: string }[] }).questions[0].id, 'q-db');
     assert.deepEqual(await result, { behavior: 'deny', message: 'User declined to answer the question' });
+
+    const contradictory = s.generation()('AskUserQuestion', { questions }, sdkOptions({ toolUseID: 'toolu_2' }));
+    await answer(s, 'user_input_requested', 'allow', 'reject', { answers: { 'Which database?': 'SQLite' } });
+    assert.deepEqual(await contradictory, { behavior: 'deny', message: 'User declined to answer the question' });
   });
 });
 

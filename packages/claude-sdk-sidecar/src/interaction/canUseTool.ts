@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CanUseTool, PermissionResult } from '@anthropic-ai/claude-agent-sdk';
+import type { CanUseTool, PermissionResult, PermissionUpdate } from '@anthropic-ai/claude-agent-sdk';
 import type { EmitEvent } from '@outrigger/protocol';
 import {
   approvalDecision,
@@ -55,6 +55,11 @@ interface InteractionRequest {
 }
 
 const deny = (message: string): PermissionResult => ({ behavior: 'deny', message });
+
+const allowWith = (input: Record<string, unknown>, grant: PermissionUpdate[]): PermissionResult =>
+  grant.length > 0
+    ? { behavior: 'allow', updatedInput: input, updatedPermissions: grant }
+    : { behavior: 'allow', updatedInput: input };
 
 /**
  * The SDK `canUseTool` callback of one Query generation. Approvals and questions are published only
@@ -118,9 +123,9 @@ export function createCanUseTool(deps: CanUseToolDeps): CanUseTool {
       if (deps.getPermissionMode() === 'bypassPermissions' && deps.canBypassPermissions) {
         return { behavior: 'allow', updatedInput: input };
       }
-      const grant = sessionGrant(sdk.suggestions);
-      const remembered = deps.ledger.match(grant);
-      if (remembered) return { behavior: 'allow', updatedInput: input, updatedPermissions: remembered };
+      // The very request the user allowed for the session, or a request whose suggested rules were all granted.
+      const remembered = deps.ledger.matchRequest(toolName, input) ?? deps.ledger.match(sessionGrant(sdk.suggestions));
+      if (remembered) return allowWith(input, remembered);
     }
 
     const turnId = deps.resolveTurnId(sdk.toolUseID || undefined, sdk.agentID);
@@ -149,9 +154,11 @@ export function createCanUseTool(deps: CanUseToolDeps): CanUseTool {
       case 'allow_for_session': {
         if (sdk.suppressAlwaysAllowRule === true) return { behavior: 'allow', updatedInput: input };
         const grant = sessionGrant(sdk.suggestions);
-        if (grant.length === 0) return { behavior: 'allow', updatedInput: input };
-        deps.ledger.remember(grant);
-        return { behavior: 'allow', updatedInput: input, updatedPermissions: grant };
+        // Claude Code cannot turn every grant into a rule (compound commands, redirections): the exact
+        // request is remembered as well, so the same request is never asked again in this session.
+        deps.ledger.rememberRequest(toolName, input, grant);
+        if (grant.length > 0) deps.ledger.remember(grant);
+        return allowWith(input, grant);
       }
       case 'deny':
         return deny(denyMessage(reply, DEFAULT_DENY_MESSAGE));

@@ -33,6 +33,14 @@ describe('exitPlanModeResult', () => {
       behavior: 'deny',
       message: EXIT_PLAN_MODE_REJECTED,
     });
+    assert.deepEqual(exitPlanModeResult(choose('allow', 'reject'), {}, true), {
+      behavior: 'deny',
+      message: EXIT_PLAN_MODE_REJECTED,
+    });
+    assert.deepEqual(exitPlanModeResult(choose('allow', 'plan'), {}, true), {
+      behavior: 'deny',
+      message: EXIT_PLAN_MODE_REJECTED,
+    });
     assert.deepEqual(exitPlanModeResult(choose('select', 'dontAsk'), {}, true), {
       behavior: 'deny',
       message: EXIT_PLAN_MODE_REJECTED,

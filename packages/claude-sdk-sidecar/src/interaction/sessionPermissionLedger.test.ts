@@ -84,4 +84,44 @@ describe('SessionPermissionLedger', () => {
     (update as { rules: { ruleContent?: string }[] }).rules[0].ruleContent = 'rm -rf /';
     assert.ok(ledger.match([bashRule('touch a.txt')]));
   });
+
+  it('remembers an exact request by tool and canonical input, with the grant it came with', () => {
+    const ledger = new SessionPermissionLedger();
+    const input = { command: 'mkdir -p d && echo hi > d/a.txt', description: 'demo' };
+    assert.equal(ledger.rememberRequest('Bash', input, []), true);
+    assert.deepEqual(ledger.matchRequest('Bash', { description: 'demo', command: input.command }), []);
+    assert.equal(ledger.matchRequest('Bash', { ...input, command: 'mkdir -p e' }), undefined, 'another input');
+    assert.equal(ledger.matchRequest('Write', input), undefined, 'another tool');
+
+    ledger.rememberRequest('Bash', { command: 'touch a.txt' }, [bashRule('touch a.txt')]);
+    assert.deepEqual(ledger.matchRequest('Bash', { command: 'touch a.txt' }), [bashRule('touch a.txt')]);
+    assert.equal(ledger.match([bashRule('mkdir -p d && echo hi > d/a.txt')]), undefined, 'a request is not an update');
+  });
+
+  it('never keys a request it cannot bound, nor one whose grant is not session-scoped', () => {
+    const ledger = new SessionPermissionLedger();
+    let deep: unknown = 'x';
+    for (let level = 0; level < 40; level += 1) deep = { deep };
+    assert.equal(ledger.rememberRequest('Bash', { deep }, []), false);
+    assert.equal(ledger.rememberRequest('Bash', { command: 'x'.repeat(70 * 1024) }, []), false);
+    const cyclic: Record<string, unknown> = { command: 'ls' };
+    cyclic.self = cyclic;
+    assert.equal(ledger.rememberRequest('Bash', cyclic, []), false);
+    assert.equal(ledger.matchRequest('Bash', cyclic), undefined);
+    const persistent: PermissionUpdate = { ...bashRule('ls'), destination: 'localSettings' };
+    assert.equal(ledger.rememberRequest('Bash', { command: 'ls' }, [persistent]), false);
+    assert.equal(ledger.size, 0);
+  });
+
+  it('shares one least-recently-used bound between requests and updates', () => {
+    const ledger = new SessionPermissionLedger({ capacity: 2 });
+    ledger.rememberRequest('Bash', { command: 'one' }, []);
+    ledger.remember([bashRule('two')]);
+    assert.ok(ledger.matchRequest('Bash', { command: 'one' }), 'one is remembered and refreshed');
+    ledger.rememberRequest('Bash', { command: 'three' }, []);
+    assert.equal(ledger.size, 2);
+    assert.equal(ledger.match([bashRule('two')]), undefined, 'the least recently used entry is evicted');
+    assert.ok(ledger.matchRequest('Bash', { command: 'one' }));
+    assert.ok(ledger.matchRequest('Bash', { command: 'three' }));
+  });
 });

@@ -101,9 +101,74 @@ test('a delta without its block start still streams', () => {
   stream.messageStart('msg_1', TURN);
   stream.delta(3, 'assistant', 'late', TURN);
   stream.blockStop(3, TURN);
+  stream.messageDelivered(TURN);
   assert.deepEqual(
     events.map((event) => event.type),
     ['assistant_delta', 'assistant_completed'],
+  );
+});
+
+test('a stopped block completes once its message is delivered (message_delta), not at its block stop', () => {
+  const { events, stream } = setup();
+  stream.messageStart('msg_1', TURN);
+  stream.blockStart(0, 'assistant', '', TURN);
+  stream.delta(0, 'assistant', 'Whole answer', TURN);
+  stream.blockStop(0, TURN);
+  assert.deepEqual(
+    events.map((event) => event.type),
+    ['assistant_delta'],
+    'a block stop alone does not prove the message arrived',
+  );
+  stream.messageDelivered(TURN);
+  stream.messageStop(TURN);
+  assert.deepEqual(
+    events.map((event) => [event.type, event.payload.content]),
+    [
+      ['assistant_delta', 'Whole answer'],
+      ['assistant_completed', 'Whole answer'],
+    ],
+  );
+});
+
+test('a message cut off mid-stream (stopped, never delivered) ends its partial with assistant_failed', () => {
+  const { events, stream } = setup();
+  // What Claude Code emits for a broken connection: the blocks and the message closed, no message_delta,
+  // no consolidated message; then its retry streams the full answer as a new message.
+  stream.messageStart('msg_cut', TURN);
+  stream.blockStart(0, 'assistant', '', TURN);
+  stream.delta(0, 'assistant', 'partial ', TURN);
+  stream.blockStop(0, TURN);
+  stream.messageStop(TURN);
+  stream.messageStart('msg_retry', TURN);
+  stream.blockStart(0, 'assistant', '', TURN);
+  stream.delta(0, 'assistant', 'the full answer', TURN);
+  stream.completeBlock('msg_retry', 'assistant', 'the full answer', false, TURN);
+  stream.blockStop(0, TURN);
+  stream.messageDelivered(TURN);
+  stream.messageStop(TURN);
+  assert.deepEqual(
+    events.map((event) => [event.type, event.payload.messageId, event.payload.content]),
+    [
+      ['assistant_delta', 'claude-sdk:assistant:msg_cut:live:0', 'partial '],
+      ['assistant_failed', 'claude-sdk:assistant:msg_cut:live:0', 'partial '],
+      ['assistant_delta', 'claude-sdk:assistant:msg_retry:live:1', 'the full answer'],
+      ['assistant_completed', 'claude-sdk:assistant:msg_retry:live:1', 'the full answer'],
+    ],
+  );
+});
+
+test('a message cut off without even a message_stop fails its partial when the next one starts', () => {
+  const { events, stream } = setup();
+  stream.messageStart('msg_cut', TURN);
+  stream.blockStart(0, 'assistant', '', TURN);
+  stream.delta(0, 'assistant', 'half', TURN);
+  stream.messageStart('msg_retry', TURN);
+  assert.deepEqual(
+    events.map((event) => [event.type, event.payload.content]),
+    [
+      ['assistant_delta', 'half'],
+      ['assistant_failed', 'half'],
+    ],
   );
 });
 

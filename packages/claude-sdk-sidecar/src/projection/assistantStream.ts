@@ -10,6 +10,8 @@ interface Segment {
   completed: boolean;
   /** Already matched to a block of a consolidated SDK `assistant` message. */
   consolidated: boolean;
+  /** Its content block stopped before a consolidated message completed it: it waits for the message's end. */
+  stopped: boolean;
 }
 
 /** The streamed blocks of one API message (one `message_start`). */
@@ -18,6 +20,8 @@ interface StreamedMessage {
   readonly segments: Segment[];
   /** Open segments by stream content-block index. */
   readonly open: (Segment | undefined)[];
+  /** Its `message_delta` (the stop reason) arrived: the API finished the message. */
+  delivered: boolean;
 }
 
 /** How many API messages' segments stay matchable by later consolidated messages. */
@@ -27,6 +31,13 @@ const RECENT_MESSAGES = 8;
  * Assistant and thinking text of the root turn. Stream deltas build live segments; the consolidated
  * SDK `assistant` message (one per content block) completes the matching segment, or, for a block
  * that never streamed, supplies a fallback segment. Each segment completes exactly once.
+ *
+ * A cut stream: Claude Code closes the blocks of a message whose connection broke (synthetic
+ * `content_block_stop` and `message_stop`, no `message_delta`, no consolidated message) and retries the
+ * request. A segment whose block stopped is therefore completed only when its message is known to have
+ * been delivered (its consolidated message or `message_delta`); if its message ends without that, it was
+ * cut, and it ends with `assistant_failed`, so a host never takes the partial for a second answer. An
+ * interrupted (`aborted`) consolidated message ends its segment the same way.
  */
 export class AssistantStream {
   readonly #emit: EmitEvent;
@@ -39,8 +50,9 @@ export class AssistantStream {
   }
 
   messageStart(apiMessageId: string | undefined, turnId: string | undefined): void {
+    this.#endCurrent(turnId);
     const base = apiMessageId ?? turnId ?? 'unknown';
-    const message: StreamedMessage = { base, segments: [], open: [] };
+    const message: StreamedMessage = { base, segments: [], open: [], delivered: false };
     this.#current = message;
     if (apiMessageId === undefined) return;
     this.#recent.set(apiMessageId, message);
@@ -76,8 +88,25 @@ export class AssistantStream {
     const segment = message?.open[index];
     if (message === undefined || segment === undefined) return false;
     message.open[index] = undefined;
-    if (!segment.completed) this.#complete(segment, segment.snapshot, false, turnId);
+    if (segment.completed) return true;
+    if (message.delivered) this.#complete(segment, segment.snapshot, false, turnId);
+    else segment.stopped = true;
     return true;
+  }
+
+  /** `message_delta`: the API delivered the whole message, so every stopped segment of it is complete. */
+  messageDelivered(turnId: string | undefined): void {
+    const message = this.#current;
+    if (message === undefined) return;
+    message.delivered = true;
+    for (const segment of message.segments) {
+      if (segment.stopped && !segment.completed) this.#complete(segment, segment.snapshot, false, turnId);
+    }
+  }
+
+  /** `message_stop`: a message that ends undelivered was cut; its unfinished segments fail. */
+  messageStop(turnId: string | undefined): void {
+    this.#endCurrent(turnId);
   }
 
   /** A text or thinking block of a consolidated `assistant` message. */
@@ -108,15 +137,27 @@ export class AssistantStream {
     this.#recent.clear();
   }
 
+  /** Ends the current message: what of it is still unfinished was cut off (failed) unless it was delivered. */
+  #endCurrent(turnId: string | undefined): void {
+    const message = this.#current;
+    if (message === undefined) return;
+    message.open.length = 0;
+    for (const segment of message.segments) {
+      if (!segment.completed && (segment.stopped || segment.snapshot !== '')) {
+        this.#complete(segment, segment.snapshot, !message.delivered, turnId);
+      }
+    }
+  }
+
   #startAnonymousMessage(turnId: string | undefined): StreamedMessage {
-    const message: StreamedMessage = { base: turnId ?? 'unknown', segments: [], open: [] };
+    const message: StreamedMessage = { base: turnId ?? 'unknown', segments: [], open: [], delivered: false };
     this.#current = message;
     return message;
   }
 
   #segment(kind: SegmentKind, base: string, source: 'live' | 'fallback'): Segment {
     const messageId = `claude-sdk:${kind}:${base}:${source}:${this.#sequence++}`;
-    return { kind, messageId, snapshot: '', completed: false, consolidated: source === 'fallback' };
+    return { kind, messageId, snapshot: '', completed: false, consolidated: source === 'fallback', stopped: false };
   }
 
   #appendDelta(segment: Segment, text: string, turnId: string | undefined): void {

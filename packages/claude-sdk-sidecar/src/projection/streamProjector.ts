@@ -67,10 +67,14 @@ export function createStreamProjector({ emit }: StreamProjectorOptions): StreamP
         if (typeof index === 'number' && !assistant.blockStop(index, turnId)) tools.streamBlockStop(index, turnId);
         return;
       case 'message_delta': {
+        assistant.messageDelivered(turnId);
         const usage = asRecord(event.usage);
         if (usage !== undefined && turnId !== undefined) emit('usage_updated', { turnId, usage });
         return;
       }
+      case 'message_stop':
+        assistant.messageStop(turnId);
+        return;
     }
   }
 
@@ -80,7 +84,8 @@ export function createStreamProjector({ emit }: StreamProjectorOptions): StreamP
     if (!Array.isArray(content)) return;
     const parentToolUseId = nonEmptyString(message.parent_tool_use_id);
     const apiMessageId = nonEmptyString(body?.id);
-    const failed = message.error !== undefined && message.error !== null;
+    // An interrupted message (aborted) is a partial, like one with an SDK error: it never reads as an answer.
+    const failed = (message.error !== undefined && message.error !== null) || message.aborted === true;
     for (const item of content) {
       const block = asRecord(item);
       if (block === undefined) continue;

@@ -1,5 +1,6 @@
 import type { CancelPayload, CancelResult } from '@outrigger/protocol';
 import { CancelDiagnostics, type QueryShutdownObserver } from '../diagnostics/cancelDiagnostics.ts';
+import { SidecarError } from '../diagnostics/diagnosticLine.ts';
 import type { RequestContext } from '../server/sidecarSession.ts';
 import type { GenerationLifecycle } from './generationLifecycle.ts';
 import type { QueryGeneration } from './queryGeneration.ts';
@@ -71,7 +72,7 @@ async function cancelFenced(host: ExactCancellationHost, expected: string, shutd
   const target = turns.prepareExactCancellation(expected);
   if (target.kind === 'absent' || target.kind === 'mismatch') return outcome(false, target.kind);
   if (target.kind === 'unresolved') {
-    throw new Error(`Claude SDK exact cancellation remains unresolved for turn ${expected}`);
+    throw new SidecarError(`Claude SDK exact cancellation remains unresolved for turn ${expected}`);
   }
   const generation = generations.current;
   if (target.kind === 'continued') {
@@ -124,7 +125,7 @@ async function retireGeneration(host: ExactCancellationHost, generation: QueryGe
   generations.release(generation);
   await generation.shutdown({ interrupt: true, ...shutdown });
   const lost = canceled.filter((candidate) => !turns.commitCancellation(candidate));
-  if (lost[0]) throw new Error(`Claude SDK lost canceled Query turn ${lost[0].turnId}`);
+  if (lost[0]) throw new SidecarError(`Claude SDK lost canceled Query turn ${lost[0].turnId}`);
 }
 
 function errorStage(error: unknown): string | undefined {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { HookInput, PostToolUseHookInput } from '@anthropic-ai/claude-agent-sdk';
 import type { ResolvedStartOptions } from '../config/startOptions.ts';
-import { type GenerationQueryOptionsInput, generationQueryOptions, postToolUseHook } from './generationQueryOptions.ts';
+import { type GenerationQueryOptionsInput, generationHooks, generationQueryOptions } from './generationQueryOptions.ts';
 
 const START: ResolvedStartOptions = {
   queryOptions: {
@@ -26,7 +26,7 @@ function input(fields: Partial<GenerationQueryOptionsInput> = {}): GenerationQue
     providerSessionId: 'provider-1',
     resumable: false,
     canUseTool: async () => ({ behavior: 'deny', message: 'no' }),
-    postToolUse: { hooks: [] },
+    hooks: {},
     ...fields,
   };
 }
@@ -60,19 +60,33 @@ test('a resumable session resumes; flags applied since start override the start 
   assert.deepEqual(options.settings, { plansDirectory: '/plans', effortLevel: 'high' });
 });
 
-test('the PostToolUse hook feeds the projector only while its generation is live', async () => {
+test('the generation hooks are registered, feed the session while live and stop Claude Code once revoked', async () => {
   let live = true;
-  const seen: (string | undefined)[] = [];
-  const [hook] = postToolUseHook(
-    () => live,
-    (_input, toolUseId) => seen.push(toolUseId),
-  ).hooks;
-  assert.ok(hook);
-  const post = { hook_event_name: 'PostToolUse', tool_name: 'TodoWrite' } as PostToolUseHookInput;
-  const signal = new AbortController().signal;
-  assert.deepEqual(await hook(post, 'toolu_1', { signal }), {});
-  assert.deepEqual(await hook({ hook_event_name: 'Stop' } as HookInput, 'toolu_2', { signal }), {});
+  const posted: (string | undefined)[] = [];
+  const transcripts: string[] = [];
+  const hooks = generationHooks(() => live, {
+    postToolUse: (_input, toolUseId) => posted.push(toolUseId),
+    sessionStart: (sessionStart) => transcripts.push(sessionStart.transcript_path),
+  });
+  assert.deepEqual(Object.keys(hooks).sort(), ['PostToolUse', 'SessionStart', 'TaskCompleted', 'TaskCreated']);
+  assert.equal(generationQueryOptions(input({ hooks })).hooks, hooks);
+  const call = (event: keyof typeof hooks, hookInput: Record<string, unknown>, toolUseId?: string) => {
+    const hook = hooks[event]?.[0]?.hooks[0];
+    assert.ok(hook, `${event} is registered`);
+    return hook({ hook_event_name: event, ...hookInput } as HookInput, toolUseId, {
+      signal: new AbortController().signal,
+    });
+  };
+  const post = { tool_name: 'TodoWrite' } as Partial<PostToolUseHookInput>;
+  assert.deepEqual(await call('PostToolUse', post, 'toolu_1'), {});
+  assert.deepEqual(await call('SessionStart', { transcript_path: '/t/root.jsonl', source: 'startup' }), {});
+  assert.deepEqual(await call('SessionStart', { transcript_path: '/t/agent.jsonl', agent_id: 'a1' }), {});
+  assert.deepEqual(await call('TaskCreated', { task_id: '1', task_subject: 'x' }), {});
+  assert.deepEqual(await call('TaskCompleted', { task_id: '1', task_subject: 'x' }), {});
   live = false;
-  assert.deepEqual(await hook(post, 'toolu_3', { signal }), { continue: false }, 'a revoked generation stops');
-  assert.deepEqual(seen, ['toolu_1']);
+  for (const event of ['PostToolUse', 'SessionStart', 'TaskCreated', 'TaskCompleted'] as const) {
+    assert.deepEqual(await call(event, { transcript_path: '/t/late.jsonl' }, 'toolu_2'), { continue: false }, event);
+  }
+  assert.deepEqual(posted, ['toolu_1'], 'only the live PostToolUse reached the projector');
+  assert.deepEqual(transcripts, ['/t/root.jsonl'], "only the live root agent's session start names the transcript");
 });

@@ -1,4 +1,12 @@
-import type { CanUseTool, HookCallbackMatcher, Options, PostToolUseHookInput } from '@anthropic-ai/claude-agent-sdk';
+import type {
+  CanUseTool,
+  HookCallbackMatcher,
+  HookEvent,
+  HookInput,
+  Options,
+  PostToolUseHookInput,
+  SessionStartHookInput,
+} from '@anthropic-ai/claude-agent-sdk';
 import type { ResolvedStartOptions } from '../config/startOptions.ts';
 import type { CreateTimeSettings } from './liveSessionSettings.ts';
 import { asRecord } from './sdkMessages.ts';
@@ -14,8 +22,10 @@ export interface GenerationQueryOptionsInput {
   /** Claude Code has a transcript for the session: the Query resumes it instead of creating it. */
   resumable: boolean;
   canUseTool: CanUseTool;
-  postToolUse: HookCallbackMatcher;
+  hooks: GenerationHooks;
 }
+
+export type GenerationHooks = Partial<Record<HookEvent, HookCallbackMatcher[]>>;
 
 /**
  * The options of one Query generation: the start options, then what every generation needs to be served
@@ -40,25 +50,46 @@ export function generationQueryOptions(input: GenerationQueryOptionsInput): Opti
     ...(Object.keys(settings).length > 0 ? { settings } : {}),
     ...(input.resumable ? { resume: input.providerSessionId } : { sessionId: input.providerSessionId }),
     canUseTool: input.canUseTool,
-    hooks: { PostToolUse: [input.postToolUse] },
+    hooks: input.hooks,
   };
 }
 
+/** What the session does with the hooks of its live generation. */
+export interface GenerationHookHandlers {
+  /** Provisional tool results (TodoWrite path). */
+  postToolUse(input: PostToolUseHookInput, toolUseId: string | undefined): void;
+  /** The root agent's session started or resumed: its input names the transcript file. */
+  sessionStart(input: SessionStartHookInput): void;
+}
+
 /**
- * The PostToolUse hook of one generation: feeds the projector's provisional tool results (TodoWrite path)
- * while the generation is live, and stops Claude Code from continuing on a revoked one.
+ * The hooks of one generation (reference §3.1): PostToolUse, SessionStart, TaskCreated and TaskCompleted.
+ * Every one is fenced: once the generation is revoked (cancel, close, retirement) it answers
+ * `{continue: false}`, so a Query on its way out neither goes on nor creates or completes tasks; while it is
+ * live, PostToolUse feeds the projector and the root SessionStart names the transcript. The plan itself
+ * comes from the task tools' results, so TaskCreated and TaskCompleted only need the fence.
  */
-export function postToolUseHook(
-  isLive: () => boolean,
-  onPostToolUse: (input: PostToolUseHookInput, toolUseId: string | undefined) => void,
-): HookCallbackMatcher {
+export function generationHooks(isLive: () => boolean, handlers: GenerationHookHandlers): GenerationHooks {
+  const fenced = (handle: (input: HookInput, toolUseId: string | undefined) => void): HookCallbackMatcher[] => [
+    {
+      hooks: [
+        async (input, toolUseId) => {
+          if (!isLive()) return { continue: false };
+          handle(input, toolUseId);
+          return {};
+        },
+      ],
+    },
+  ];
   return {
-    hooks: [
-      async (input, toolUseId) => {
-        if (!isLive()) return { continue: false };
-        if (input.hook_event_name === 'PostToolUse') onPostToolUse(input, toolUseId);
-        return {};
-      },
-    ],
+    PostToolUse: fenced((input, toolUseId) => {
+      if (input.hook_event_name === 'PostToolUse') handlers.postToolUse(input, toolUseId);
+    }),
+    SessionStart: fenced((input) => {
+      // A sub-agent's own session start names its own transcript, not the session's.
+      if (input.hook_event_name === 'SessionStart' && input.agent_id === undefined) handlers.sessionStart(input);
+    }),
+    TaskCreated: fenced(() => undefined),
+    TaskCompleted: fenced(() => undefined),
   };
 }

@@ -70,7 +70,10 @@ test('a model is resolved through the catalogue; the default model is left to Cl
   assert.equal(live.createTime().model, 'claude-sonnet-test');
   assert.equal(live.observeEffectiveModel('claude-sonnet-test-20260101'), true);
   assert.equal(live.observeEffectiveModel('claude-sonnet-test-20260101'), false, 'an unchanged model reports nothing');
-  assert.equal(live.reported().model, 'claude-sonnet-test-20260101', 'the reported model is the one Claude Code runs');
+  const reported = live.reported();
+  assert.equal(reported.model, 'claude-sonnet-test', 'the reported model is the selection');
+  assert.equal(reported.configOptions?.[0]?.currentValue, 'claude-sonnet-test');
+  assert.equal(reported.configOptions?.[0]?.effectiveValue, 'claude-sonnet-test-20260101', 'what Claude Code runs');
   await live.apply(payload({ model: 'default' }), query, () => undefined);
   assert.deepEqual(calls, [
     ['setModel', 'claude-sonnet-test'],
@@ -78,6 +81,12 @@ test('a model is resolved through the catalogue; the default model is left to Cl
   ]);
   assert.equal(live.createTime().model, undefined);
   assert.equal(live.reported().configOptions?.[0]?.currentValue, 'default');
+  assert.equal(live.reported().model, 'default', 'no selection reads as the default');
+  assert.equal(
+    live.reported().configOptions?.[0]?.effectiveValue,
+    undefined,
+    'a new selection clears the effective model',
+  );
 });
 
 test('flag settings go to the live Query and are kept for the next one', async () => {

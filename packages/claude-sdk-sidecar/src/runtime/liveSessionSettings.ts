@@ -105,10 +105,12 @@ export class LiveSessionSettings {
     }
   }
 
-  /** The `model` and `configOptions` fields of a session snapshot. */
-  reported(): { model?: string; configOptions?: ModelConfigOption[] } {
+  /**
+   * The `model` and `configOptions` fields of a session snapshot: the user's selection (`default` when none
+   * was made) in `model` and `currentValue`; the model Claude Code reports it runs only in `effectiveValue`.
+   */
+  reported(): { model: string; configOptions?: ModelConfigOption[] } {
     const configOptions = this.#catalogue.configOptions(this.#selectedModel, this.#effectiveModel);
-    const model = this.#effectiveModel ?? (this.#selectedModel === DEFAULT_MODEL ? undefined : this.#selectedModel);
-    return { ...(model ? { model } : {}), ...(configOptions ? { configOptions } : {}) };
+    return { model: this.#selectedModel, ...(configOptions ? { configOptions } : {}) };
   }
 }

@@ -26,8 +26,8 @@ const IDENTITY: ResolvedTurnIdentity = {
 
 function resolutionError(reason: 'absent' | 'ambiguous'): TurnBindingResolutionError {
   return new TurnBindingResolutionError(reason, {
-    transcriptMessageCount: 0,
-    rootUserMessageCount: 0,
+    transcriptMessageCount: 7,
+    rootUserMessageCount: 3,
     matchingRootUserMessageCount: reason === 'ambiguous' ? 2 : 0,
     latestRootUserMessageId: undefined,
   });
@@ -106,6 +106,9 @@ test('a transcript still absent at the deadline fails with the deadline error; t
       message: 'Claude provider turn identity was not persisted before the acceptance deadline',
     });
     assert.deepEqual(stages(lines).at(-1), 'identity_recovery_failed:transcript_absent_at_deadline');
+    const record = JSON.parse(String(lines.at(-1)).replace(/^\S+ /, '')) as Record<string, unknown>;
+    assert.equal(record.transcriptMessageCount, 7);
+    assert.equal(record.matchingRootUserMessageCount, 0);
   });
   assert.equal(
     sleeps.reduce((sum, ms) => sum + ms, 0),
@@ -128,6 +131,12 @@ test('an ambiguous transcript fails at once, without retrying', async () => {
   await withDiagnosticSinkForTest(async (lines) => {
     await assert.rejects(r.barrier.await(r.turn, 'streaming', CONTEXT), { reason: 'ambiguous' });
     assert.deepEqual(stages(lines).at(-1), 'identity_recovery_failed:transcript_ambiguous');
+    const record = JSON.parse(String(lines.at(-1)).replace(/^\S+ /, '')) as Record<string, unknown>;
+    assert.deepEqual(
+      [record.transcriptMessageCount, record.rootUserMessageCount, record.matchingRootUserMessageCount],
+      [7, 3, 2],
+      'the failure carries the transcript counts',
+    );
   });
   assert.equal(reads, 1);
   assert.deepEqual(sleeps, []);

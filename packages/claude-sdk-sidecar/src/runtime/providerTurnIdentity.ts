@@ -144,6 +144,7 @@ export class ProviderTurnIdentityBarrier {
         reason,
         attempts,
         elapsedMs: Math.round(clock.now() - startedAt),
+        ...transcriptCounts(error),
         ...(error === undefined ? {} : { error }),
       });
     };
@@ -218,6 +219,23 @@ export class ProviderTurnIdentityBarrier {
       return;
     }
   }
+}
+
+/** The counts a transcript read reports with its failure (`TurnBindingResolutionError.details`); never content. */
+function transcriptCounts(error: unknown): {
+  transcriptMessageCount?: number;
+  rootUserMessageCount?: number;
+  matchingRootUserMessageCount?: number;
+} {
+  if (typeof error !== 'object' || error === null) return {};
+  const details = (error as { details?: unknown }).details;
+  if (typeof details !== 'object' || details === null) return {};
+  const counts: Record<string, number> = {};
+  for (const field of ['transcriptMessageCount', 'rootUserMessageCount', 'matchingRootUserMessageCount'] as const) {
+    const value = (details as Record<string, unknown>)[field];
+    if (typeof value === 'number' && Number.isSafeInteger(value)) counts[field] = value;
+  }
+  return counts;
 }
 
 function errorReason(error: unknown): string | undefined {

@@ -1,6 +1,7 @@
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { isPositiveSafeInteger } from '@outrigger/protocol';
 import type { QueryShutdownObserver, QueryTerminationMode } from '../diagnostics/cancelDiagnostics.ts';
+import { SidecarError } from '../diagnostics/diagnosticLine.ts';
 import type { ClaudeQuery } from './claudeQuery.ts';
 import type { PromptQueue } from './promptQueue.ts';
 
@@ -14,7 +15,7 @@ export interface ShutdownOptions {
   observe?: QueryShutdownObserver;
 }
 
-export class QueryShutdownTimeoutError extends Error {
+export class QueryShutdownTimeoutError extends SidecarError {
   readonly stage = 'consumption';
   constructor(timeoutMs: number) {
     super(`Claude SDK Query consumption timed out after ${timeoutMs}ms`);
@@ -103,7 +104,7 @@ export class QueryGeneration {
     if (options.interrupt && this.query.interrupt) {
       observe({ stage: 'interrupt_started', generationId });
       const startedAt = performance.now();
-      const outcome = await settleWithin(this.query.interrupt(), interruptTimeoutMs);
+      const outcome = await this.interruptWithin(interruptTimeoutMs);
       const durationMs = elapsed(startedAt);
       if (outcome.kind === 'fulfilled') {
         terminationMode = 'interrupt_acknowledged';
@@ -143,6 +144,15 @@ export class QueryGeneration {
     return { terminationMode };
   }
 
+  /**
+   * Asks Claude Code to interrupt what it is doing and waits at most `timeoutMs` for the acknowledgement,
+   * or until `signal` aborts. Nothing else happens to the Query: a caller that needs it gone closes it.
+   */
+  interruptWithin(timeoutMs: number, signal?: AbortSignal): Promise<InterruptOutcome> {
+    if (!this.query.interrupt) return Promise.resolve({ kind: 'rejected', error: new Error('interrupt unsupported') });
+    return settleWithin(this.query.interrupt(), timeoutMs, signal);
+  }
+
   async #consume(consume: MessageConsumer, onEnd: GenerationEndListener): Promise<void> {
     const iterator = this.query[Symbol.asyncIterator]();
     let failure: unknown;
@@ -177,10 +187,22 @@ export class QueryGeneration {
 
 type Settled = { kind: 'fulfilled' } | { kind: 'rejected'; error: unknown } | { kind: 'timed_out' };
 
-async function settleWithin(promise: Promise<unknown>, timeoutMs: number): Promise<Settled> {
+/** How an interrupt went: acknowledged, refused, not acknowledged in time, or given up by its caller. */
+export type InterruptOutcome = Settled | { kind: 'aborted' };
+
+async function settleWithin(
+  promise: Promise<unknown>,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<InterruptOutcome> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Settled>((resolve) => {
+  let onAbort: (() => void) | undefined;
+  const timeout = new Promise<InterruptOutcome>((resolve) => {
     timer = setTimeout(() => resolve({ kind: 'timed_out' }), timeoutMs);
+    if (!signal) return;
+    onAbort = () => resolve({ kind: 'aborted' });
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
     return await Promise.race([
@@ -192,6 +214,7 @@ async function settleWithin(promise: Promise<unknown>, timeoutMs: number): Promi
     ]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
 }
 

@@ -50,6 +50,12 @@ export interface RuntimeTimers {
   idleQueryTtlMs: number;
   /** How long a session must go without a new prompt after a root result before its context and title are read. */
   settledRefreshQuietMs: number;
+  /** Budget of an interrupt the sidecar asks for outside a cancel (guidance without its own budget, a stall). */
+  interruptTimeoutMs: number;
+  /** Silence of an open API stream after which `turn_stalled` is published, and again after each such period. */
+  streamStallWarningMs: number;
+  /** Silence of an open API stream after which the turn is interrupted and fails with `stream_stalled`. */
+  streamStallBudgetMs: number;
 }
 
 export const DEFAULT_RUNTIME_TIMERS: RuntimeTimers = {
@@ -59,24 +65,34 @@ export const DEFAULT_RUNTIME_TIMERS: RuntimeTimers = {
   continuationStartTimeoutMs: DEFAULT_CONTINUATION_START_TIMEOUT_MS,
   idleQueryTtlMs: 10 * 60_000,
   settledRefreshQuietMs: 250,
+  interruptTimeoutMs: 10_000,
+  streamStallWarningMs: 15_000,
+  streamStallBudgetMs: 120_000,
 };
 
+/** The timers a host may set in the sidecar's environment, and the variable of each. */
+const TIMER_VARIABLES = {
+  resultTimeoutMs: 'OUTRIGGER_SIDECAR_RESULT_TIMEOUT_MS',
+  continuationStartTimeoutMs: 'OUTRIGGER_SIDECAR_CONTINUATION_TIMEOUT_MS',
+  idleQueryTtlMs: 'OUTRIGGER_SIDECAR_IDLE_QUERY_TTL_MS',
+  settledRefreshQuietMs: 'OUTRIGGER_SIDECAR_SETTLED_REFRESH_QUIET_MS',
+  interruptTimeoutMs: 'OUTRIGGER_SIDECAR_INTERRUPT_TIMEOUT_MS',
+  streamStallWarningMs: 'OUTRIGGER_SIDECAR_STREAM_STALL_WARNING_MS',
+  streamStallBudgetMs: 'OUTRIGGER_SIDECAR_STREAM_STALL_BUDGET_MS',
+} as const satisfies Partial<Record<keyof RuntimeTimers, string>>;
+
 /**
- * `OUTRIGGER_SIDECAR_RESULT_TIMEOUT_MS`, `OUTRIGGER_SIDECAR_CONTINUATION_TIMEOUT_MS`,
- * `OUTRIGGER_SIDECAR_IDLE_QUERY_TTL_MS` and `OUTRIGGER_SIDECAR_SETTLED_REFRESH_QUIET_MS` override the result
- * watchdog, the continuation start deadline, the idle Query TTL and the quiet period before the settled
- * refresh (positive integer milliseconds; anything else is ignored).
+ * The runtime timers with the overrides of `TIMER_VARIABLES` from the environment: the result watchdog,
+ * the continuation start deadline, the idle Query TTL, the quiet period before the settled refresh, the
+ * budget of the sidecar's own interrupts and the stream-stall warning period and budget (positive integer
+ * milliseconds; anything else is ignored).
  */
 export function runtimeTimersFromEnv(env: NodeJS.ProcessEnv): RuntimeTimers {
-  return {
-    ...DEFAULT_RUNTIME_TIMERS,
-    resultTimeoutMs: positiveMs(env.OUTRIGGER_SIDECAR_RESULT_TIMEOUT_MS) ?? DEFAULT_RUNTIME_TIMERS.resultTimeoutMs,
-    continuationStartTimeoutMs:
-      positiveMs(env.OUTRIGGER_SIDECAR_CONTINUATION_TIMEOUT_MS) ?? DEFAULT_RUNTIME_TIMERS.continuationStartTimeoutMs,
-    idleQueryTtlMs: positiveMs(env.OUTRIGGER_SIDECAR_IDLE_QUERY_TTL_MS) ?? DEFAULT_RUNTIME_TIMERS.idleQueryTtlMs,
-    settledRefreshQuietMs:
-      positiveMs(env.OUTRIGGER_SIDECAR_SETTLED_REFRESH_QUIET_MS) ?? DEFAULT_RUNTIME_TIMERS.settledRefreshQuietMs,
-  };
+  const timers = { ...DEFAULT_RUNTIME_TIMERS };
+  for (const [timer, variable] of Object.entries(TIMER_VARIABLES) as [keyof typeof TIMER_VARIABLES, string][]) {
+    timers[timer] = positiveMs(env[variable]) ?? DEFAULT_RUNTIME_TIMERS[timer];
+  }
+  return timers;
 }
 
 function positiveMs(value: string | undefined): number | undefined {

@@ -89,6 +89,13 @@ export class SessionGoals {
     this.#tail.follow(sessionTranscriptPath(location));
   }
 
+  /** The root SessionStart hook names the transcript file itself (at startup, resume, clear and compact). */
+  followTranscript(path: string): void {
+    if (!path) return;
+    this.#followed = undefined;
+    this.#tail.follow(path);
+  }
+
   /**
    * Goal evidence in an SDK message: `active_goal` is observed, provider idle first drains the transcript
    * (a Goal still active then got no verdict), `system/init` and `compact_boundary` name the transcript.

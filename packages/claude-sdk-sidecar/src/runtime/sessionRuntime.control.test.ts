@@ -12,6 +12,7 @@ import {
   backgroundTasksChanged,
   errorResult,
   promptEcho,
+  streamEvent,
   successResult,
   taskNotificationSystem,
   taskStarted,
@@ -373,6 +374,27 @@ test('a cancel already in flight for the turn answers an error', async () => {
   await h.runtime.close();
 });
 
+test('a guide that starts while a cancel of its turn waits behind it gives way without interrupting', async () => {
+  const h = harness();
+  await streamingTurn(h);
+  h.runtime.cancelRequested(cancelOf(''));
+  await assert.rejects(h.runtime.guide({ agentSessionId: 's1', prompt: 'steer', content: [] }), {
+    message: 'Claude SDK guidance was superseded by a cancel of its turn',
+  });
+  assert.deepEqual(h.query().calls, [], 'no interrupt was sent for the guidance');
+  await cancel(h, '');
+  h.query().push(successResult());
+  // Once that cancel ran, a later guide (of a later turn) is not refused any more.
+  await h.runtime.exec(execPayload('t2'));
+  const next = await h.nextQuery(1);
+  const [prompt] = await next.waitForPrompts(1);
+  next.push(promptEcho(prompt?.uuid ?? ''), textDelta('second'));
+  await h.waitFor((event) => event.type === 'assistant_delta' && event.payload.turnId === 't2', 'output of t2');
+  await h.runtime.guide({ agentSessionId: 's1', prompt: 'steer', content: [] });
+  assert.equal(h.eventsOf('guidance_interrupted').length, 1);
+  await h.runtime.close();
+});
+
 test('a Query that never ends and ignores interrupt and close does not hold the cancel: the fence ends the read', async () => {
   const h = harness();
   await streamingTurn(h);
@@ -537,6 +559,138 @@ test('guide whose interrupt fails pushes nothing, and the next interrupted resul
     type: 'turn_failed',
     payload: { turnId: 't1', providerTurnId: correlation, error: 'model overloaded' },
   });
+  await h.runtime.close();
+});
+
+test('guide whose interrupt is not acknowledged within its budget answers an error; the turn goes on', async () => {
+  const h = harness({ timers: { interruptTimeoutMs: 40 } });
+  const correlation = await streamingTurn(h);
+  h.query().interruptBehavior = 'hang';
+  await assert.rejects(h.runtime.guide({ agentSessionId: 's1', prompt: 'steer', content: [] }), {
+    message: 'Claude SDK guidance interrupt was not acknowledged within 40ms',
+  });
+  await assert.rejects(
+    h.runtime.guide({ agentSessionId: 's1', prompt: 'steer', content: [], interruptTimeoutMs: 15 }),
+    {
+      message: 'Claude SDK guidance interrupt was not acknowledged within 15ms',
+    },
+  );
+  assert.deepEqual(h.eventsOf('guidance_interrupted'), []);
+  assert.equal(h.query().prompts.length, 1, 'no guided prompt');
+  assert.deepEqual(
+    h.query().calls.filter((call) => call === 'close'),
+    [],
+    'the Query is left running',
+  );
+  h.query().push(textDelta(' and more'), assistantText('the answer went on'), successResult());
+  const terminal = await h.terminalOf('t1');
+  assert.deepEqual(terminal.payload, { turnId: 't1', providerTurnId: correlation, stopReason: 'end_turn' });
+  await h.runtime.close();
+});
+
+test('a cancel arriving while a guide waits for its interrupt supersedes the guide at once', async () => {
+  const h = harness({ timers: { interruptTimeoutMs: 60_000 } });
+  const correlation = await streamingTurn(h);
+  h.query().interruptBehavior = 'hang';
+  const guided = h.runtime.guide({ agentSessionId: 's1', prompt: 'steer', content: [] });
+  await h.poll(() => (h.query().calls.includes('interrupt') ? true : undefined), 'the guidance interrupt');
+  h.runtime.cancelRequested(cancelOf('another-turn'));
+  await delay(20);
+  let settled = false;
+  void guided
+    .catch(() => undefined)
+    .finally(() => {
+      settled = true;
+    });
+  await delay(5);
+  assert.equal(settled, false, 'a cancel of another turn does not touch the guide');
+  h.runtime.cancelRequested(cancelOf('t1'));
+  await assert.rejects(guided, { message: 'Claude SDK guidance was superseded by a cancel of its turn' });
+  assert.deepEqual(h.eventsOf('guidance_interrupted'), []);
+  const answer = await cancel(h, 't1', { interruptTimeoutMs: 20, drainTimeoutMs: 1_000 });
+  assert.deepEqual(answer, canceledInProvider('t1', correlation, 'streaming'));
+  assert.deepEqual(terminalsOf(h, 't1'), ['turn_canceled']);
+  await h.runtime.close();
+});
+
+// --- stream stall budget ----------------------------------------------------------------------------------
+
+const STALL_TIMERS = { streamStallWarningMs: 30, streamStallBudgetMs: 100, interruptTimeoutMs: 60 };
+
+/** A turn whose API stream opened, streamed a first chunk and went silent. */
+async function stalledTurn(h: Harness): Promise<string> {
+  const correlation = await startedWithTurn(h);
+  h.query().push(promptEcho(correlation), streamEvent({ type: 'message_start', message: { id: 'msg_stall' } }));
+  h.query().push(textDelta('partial '));
+  await h.waitFor((event) => event.type === 'assistant_delta', 'the first chunk');
+  return correlation;
+}
+
+test('a silent open stream is reported every warning period and stopped at the budget with one stream_stalled failure', async () => {
+  const h = harness({ timers: STALL_TIMERS });
+  const correlation = await stalledTurn(h);
+  await h.poll(() => (h.query().calls.includes('interrupt') ? true : undefined), 'the stall interrupt');
+  const stalls = h.eventsOf('turn_stalled').map((event) => event.payload);
+  assert.ok(stalls.length >= 2, `turn_stalled every 30 ms before the 100 ms budget: ${JSON.stringify(stalls)}`);
+  assert.ok(stalls.every((payload) => payload.turnId === 't1' && typeof payload.silentMs === 'number'));
+  assert.deepEqual(terminalsOf(h, 't1'), [], 'no terminal before the interrupted result');
+  // What Claude Code sends for an interrupted stream (claude-code-offline.md §3).
+  h.query().push(
+    assistantText('partial ', { aborted: true }),
+    errorResult(['[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=null'], {
+      terminal_reason: 'aborted_streaming',
+    }),
+  );
+  const terminal = await h.terminalOf('t1');
+  assert.equal(terminal.type, 'turn_failed');
+  assert.equal(terminal.payload.code, 'stream_stalled');
+  assert.equal(terminal.payload.providerTurnId, correlation);
+  assert.match(String(terminal.payload.error), /^Claude API stream stalled: no data for \d+ms/);
+  await delay(150);
+  assert.deepEqual(terminalsOf(h, 't1'), ['turn_failed'], 'exactly one terminal');
+  assert.deepEqual(h.query().calls, ['interrupt'], 'no retry, no close: the Query goes on');
+  assert.equal(h.queries.length, 1);
+
+  await h.runtime.exec(execPayload('t2'));
+  const [, next] = await h.query().waitForPrompts(2);
+  h.query().push(promptEcho(next?.uuid ?? ''), assistantText('fine now'), successResult());
+  assert.equal((await h.terminalOf('t2')).type, 'turn_completed', 'the next prompt works in the same Query');
+  await h.runtime.close();
+});
+
+test('a stall whose interrupt is not acknowledged takes the Query out of service; the next prompt gets a new one', async () => {
+  const h = harness({ timers: STALL_TIMERS });
+  await stalledTurn(h);
+  h.query().interruptBehavior = 'hang';
+  const terminal = await h.terminalOf('t1');
+  assert.equal(terminal.type, 'turn_failed');
+  assert.equal(terminal.payload.code, 'stream_stalled');
+  await h.poll(() => (h.query().calls.includes('close') ? true : undefined), 'the stuck Query is closed');
+  await h.runtime.exec(execPayload('t2'));
+  const next = await h.nextQuery(1);
+  const [prompt] = await next.waitForPrompts(1);
+  next.push(promptEcho(prompt?.uuid ?? ''), assistantText('fresh'), successResult());
+  assert.equal((await h.terminalOf('t2')).type, 'turn_completed');
+  assert.equal(next.options.resume, h.query().options.sessionId ?? h.query().options.resume, 'it resumes the session');
+  await h.runtime.close();
+});
+
+test('a running tool is no stall, and a stream that ends in time is never stopped', async () => {
+  const h = harness({ timers: STALL_TIMERS });
+  const correlation = await startedWithTurn(h);
+  h.query().push(
+    promptEcho(correlation),
+    streamEvent({ type: 'message_start', message: { id: 'msg_tool' } }),
+    toolUse('toolu_quiet', 'Bash', { command: 'python3 -c "import time; time.sleep(600)"' }),
+    streamEvent({ type: 'message_delta', delta: { stop_reason: 'tool_use' } }),
+    streamEvent({ type: 'message_stop' }),
+  );
+  await h.waitFor((event) => event.type === 'tool_started', 'the quiet tool');
+  await delay(250);
+  assert.deepEqual(h.eventsOf('turn_stalled'), [], 'a quiet tool for longer than the budget');
+  assert.deepEqual(h.query().calls, []);
+  h.query().push(successResult());
+  assert.equal((await h.terminalOf('t1')).type, 'turn_completed');
   await h.runtime.close();
 });
 

@@ -392,6 +392,28 @@ test('guidance interrupts, swallows the interrupted result and keeps the turn go
   await h.runtime.close();
 });
 
+test('session_state follows each new root assistant message, so the resume cursor is current mid-turn', async () => {
+  const h = harness();
+  const correlation = await startedWithTurn(h);
+  const first = assistantText('Looking.', { uuid: 'assistant-1' });
+  const second = assistantText('Found it.', { uuid: 'assistant-2' });
+  h.query().push(promptEcho(correlation), first, first, second, successResult());
+  await h.terminalOf('t1');
+  const cursors = h.events.flatMap((event, index) =>
+    event.type === 'session_state'
+      ? [{ index, at: (event.payload.resumeCursor as { resumeSessionAt?: string }).resumeSessionAt }]
+      : [],
+  );
+  const terminal = h.indexOf((event) => TERMINALS.has(event.type));
+  assert.deepEqual(
+    cursors.filter((cursor) => cursor.index < terminal).map((cursor) => cursor.at),
+    ['assistant-1', 'assistant-2'],
+    'one session_state per new assistant uuid (a repeated uuid is no change), before the terminal',
+  );
+  assert.equal(cursors.at(-1)?.at, 'assistant-2', 'the settle reports the same position');
+  await h.runtime.close();
+});
+
 test('apply_settings applies live and reports the session state with the model catalogue', async () => {
   const h = harness();
   await h.runtime.start();
@@ -411,6 +433,7 @@ test('apply_settings applies live and reports the session state with the model c
   assert.ok(state?.type === 'session_state');
   const [option] = state.payload.configOptions as { currentValue: string; options: unknown[] }[];
   assert.equal(option?.currentValue, 'claude-sonnet-test');
+  assert.equal(state.payload.model, 'claude-sonnet-test', 'model carries the selection too');
   assert.equal(option?.options.length, 2);
   await h.runtime.close();
 });

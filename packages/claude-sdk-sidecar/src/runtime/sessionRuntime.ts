@@ -23,6 +23,7 @@ import { buildQueryEnv } from '../config/settingsEnv.ts';
 import type { ResolvedStartOptions } from '../config/startOptions.ts';
 import { BackgroundTaskLifecycle } from '../continuation/backgroundTaskLifecycle.ts';
 import { AuthRefreshDebug, type AuthRefreshRecord, type AuthRefreshStage } from '../diagnostics/authRefreshDebug.ts';
+import { SidecarError } from '../diagnostics/diagnosticLine.ts';
 import { ProviderTurnDiagnostics, type ProviderTurnSnapshot } from '../diagnostics/providerTurnDiagnostics.ts';
 import { createCanUseTool } from '../interaction/canUseTool.ts';
 import { InteractiveRegistry, TOOL_USE_ABORTED } from '../interaction/interactiveRegistry.ts';
@@ -34,7 +35,7 @@ import { CanceledTailQuarantine } from './canceledTailQuarantine.ts';
 import type { QueryFactory } from './claudeQuery.ts';
 import { cancelExactTurn, type ExactCancellationHost } from './exactCancellation.ts';
 import { GenerationLifecycle } from './generationLifecycle.ts';
-import { generationQueryOptions, postToolUseHook } from './generationQueryOptions.ts';
+import { generationHooks, generationQueryOptions } from './generationQueryOptions.ts';
 import { LiveSessionSettings } from './liveSessionSettings.ts';
 import { MessageRouter, type MessageRouterHost } from './messageRouter.ts';
 import { buildPromptContent } from './promptContent.ts';
@@ -42,7 +43,7 @@ import { PromptQueue } from './promptQueue.ts';
 import type { TurnIdentityResolver } from './providerTurnIdentity.ts';
 import { ProviderTurnIdentityBarrier } from './providerTurnIdentity.ts';
 import { describeQueryEnd } from './queryFailure.ts';
-import { QueryGeneration } from './queryGeneration.ts';
+import { type InterruptOutcome, QueryGeneration } from './queryGeneration.ts';
 import { isTerminalConnectionError, terminalForResult } from './resultSettlement.ts';
 import { ResultWatchdog } from './resultWatchdog.ts';
 import { readResumeCursor, resumeCursor } from './resumeCursor.ts';
@@ -59,6 +60,7 @@ import {
 import { asRecord, isRootMessage, rootPromptEcho, stringField, systemSubtype } from './sdkMessages.ts';
 import { SessionGoals } from './sessionGoals.ts';
 import { SettledSessionRefresh } from './settledSessionRefresh.ts';
+import { StreamStallGuard } from './streamStallGuard.ts';
 import { type RuntimeTurn, TurnLifecycle, type TurnTerminal } from './turnLifecycle.ts';
 
 export interface SessionRuntimeOptions {
@@ -80,6 +82,7 @@ const SESSION_ENDED = 'Claude SDK session ended';
 const CONNECTION_LOST = 'Claude SDK connection lost';
 const SESSION_CLOSED = 'Claude SDK session closed';
 const QUERY_CLOSED = 'Claude SDK query is closed';
+const GUIDANCE_SUPERSEDED = 'Claude SDK guidance was superseded by a cancel of its turn';
 /** What a pending approval and a running tool call end with when their turn is canceled. */
 
 /**
@@ -106,6 +109,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   readonly #interactions = new InteractiveRegistry();
   readonly #permissionLedger = new SessionPermissionLedger();
   readonly #watchdog: ResultWatchdog;
+  readonly #stallGuard: StreamStallGuard;
   readonly #background: BackgroundTaskLifecycle;
   readonly #generations: GenerationLifecycle;
   readonly #settings: LiveSessionSettings;
@@ -120,11 +124,17 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   #lastAssistantUuid: string | undefined;
   #startOptions: ResolvedStartOptions | undefined;
   #guidanceInterruptPending = false;
+  /** The guidance waiting for its interrupt to be acknowledged, which a cancel of its turn supersedes. */
+  #pendingGuidance: { readonly turnId: string; readonly superseded: AbortController } | undefined;
+  /** Turn ids of the cancels that arrived and have not run yet (`''`: the active turn). */
+  readonly #cancelsQueued: string[] = [];
+  readonly #timers: RuntimeTimers;
   #closed = false;
 
   constructor(options: SessionRuntimeOptions) {
     const { payload } = options;
     const timers = { ...DEFAULT_RUNTIME_TIMERS, ...options.timers };
+    this.#timers = timers;
     this.agentSessionId = payload.agentSessionId;
     this.emit = options.emit;
     this.#queryFactory = options.queryFactory ?? sdkQueryFactory;
@@ -181,6 +191,19 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       session: () => ({ providerSessionId: this.#providerSessionId, cwd: this.#cwd }),
     });
     this.#watchdog = new ResultWatchdog(timers.resultTimeoutMs, () => this.#onResultTimeout(timers.resultTimeoutMs));
+    this.#stallGuard = new StreamStallGuard(
+      {
+        emit: this.emit,
+        streamingTurn: () => this.turns.outputTarget(),
+        currentGeneration: () => this.#generations.current,
+        detach: (generation, terminal) => this.#detach(generation, { active: terminal, queued: SESSION_ENDED }),
+      },
+      {
+        warningMs: timers.streamStallWarningMs,
+        budgetMs: timers.streamStallBudgetMs,
+        interruptTimeoutMs: timers.interruptTimeoutMs,
+      },
+    );
     this.#background = new BackgroundTaskLifecycle({
       emit: this.emit,
       startTimeoutMs: timers.continuationStartTimeoutMs,
@@ -260,16 +283,36 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     setImmediate(() => this.#dispatch(turn, payload));
   }
 
+  /**
+   * Interrupts the active turn (bounded like a cancel's interrupt) and queues the guided prompt in the same
+   * Query. A cancel of that turn arriving meanwhile ends the wait at once, so it never waits behind it.
+   */
   async guide(payload: GuidePayload): Promise<void> {
     const turn = this.turns.active;
     const generation = this.#generations.current;
     if (!turn || !generation || generation.revoked) throw new Error('Claude SDK guidance requires an active turn');
+    if (this.#cancelsQueued.some((turnId) => turnId === '' || turnId === turn.turnId)) {
+      throw new SidecarError(GUIDANCE_SUPERSEDED);
+    }
+    const budgetMs = payload.interruptTimeoutMs ?? this.#timers.interruptTimeoutMs;
+    const superseded = new AbortController();
+    this.#pendingGuidance = { turnId: turn.turnId, superseded };
     this.#guidanceInterruptPending = true;
+    let outcome: InterruptOutcome;
     try {
-      await generation.query.interrupt?.();
-    } catch (error) {
+      outcome = await generation.interruptWithin(budgetMs, superseded.signal);
+    } finally {
+      this.#pendingGuidance = undefined;
+    }
+    if (outcome.kind !== 'fulfilled') {
+      // The turn goes on as it was; an interrupt Claude Code acts on later ends it like any interruption.
       this.#guidanceInterruptPending = false;
-      throw error;
+      if (outcome.kind === 'rejected') throw outcome.error;
+      throw new SidecarError(
+        outcome.kind === 'aborted'
+          ? GUIDANCE_SUPERSEDED
+          : `Claude SDK guidance interrupt was not acknowledged within ${budgetMs}ms`,
+      );
     }
     this.emit('guidance_interrupted', { turnId: turn.turnId });
     this.#settledRefresh.onPrompt();
@@ -285,7 +328,19 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     });
   }
 
+  /**
+   * A cancel arrived and waits its turn in this session's request order: a guidance of its turn waiting
+   * for its interrupt gives way at once, and one not started yet gives way when it starts.
+   */
+  cancelRequested(payload: CancelPayload): void {
+    this.#cancelsQueued.push(payload.turnId);
+    const guidance = this.#pendingGuidance;
+    if (guidance && (payload.turnId === '' || payload.turnId === guidance.turnId)) guidance.superseded.abort();
+  }
+
   cancel(payload: CancelPayload, context: RequestContext): Promise<CancelResult> {
+    const queued = this.#cancelsQueued.indexOf(payload.turnId);
+    if (queued >= 0) this.#cancelsQueued.splice(queued, 1);
     const host: ExactCancellationHost = {
       agentSessionId: this.agentSessionId,
       providerSessionId: this.#providerSessionId,
@@ -299,6 +354,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
         this.#barrier.abort();
         this.#interactions.rejectAll(TOOL_USE_ABORTED);
         this.#watchdog.disarm();
+        this.#stallGuard.disarm();
       },
     };
     return cancelExactTurn(host, payload, context);
@@ -349,6 +405,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     this.#barrier.abort();
     this.#interactions.rejectAll(SESSION_CLOSED);
     this.#watchdog.disarm();
+    this.#stallGuard.disarm();
     for (const cancelWarning of this.#identityWarnings.values()) cancelWarning();
     this.#identityWarnings.clear();
     try {
@@ -374,9 +431,10 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     this.projector.project(result, turn.turnId);
     const guided = this.#guidanceInterruptPending;
     this.#guidanceInterruptPending = false;
+    const stalled = this.#stallGuard.terminalFor(turn, result);
     // The interrupt that made room for guidance ends in this result; the Turn goes on with the guidance.
-    if (guided && result.subtype === 'error_during_execution') return;
-    const terminal = terminalForResult(result, this.#assistantErrors.get(turn.turnId));
+    if (guided && !stalled && result.subtype === 'error_during_execution') return;
+    const terminal = stalled ?? terminalForResult(result, this.#assistantErrors.get(turn.turnId));
     const taskNotification = asRecord(result.origin)?.kind === 'task-notification';
     const succeeded = terminal.type === 'turn_completed';
     if (succeeded && !taskNotification) this.projector.completeBackgroundLaunches(turn.turnId);
@@ -385,6 +443,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       this.turns.settle(turn, terminal);
       if (isTerminalConnectionError(result))
         this.#detach(generation, { active: CONNECTION_LOST, queued: CONNECTION_LOST });
+      else this.#background.onRootSettled();
     }
     this.#settledRefresh.afterResult({ result, turnId: turn.turnId, generation });
   }
@@ -397,8 +456,11 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
 
   observeTurnOutput(message: SDKMessage, turn: RuntimeTurn): void {
     if (message.type !== 'assistant' || !isRootMessage(message)) return;
-    this.#lastAssistantUuid = message.uuid;
     if (message.error) this.#assistantErrors.set(turn.turnId, message.error);
+    if (message.uuid === this.#lastAssistantUuid) return;
+    // A host that loses the sidecar mid-turn resumes from the last assistant message it was told about.
+    this.#lastAssistantUuid = message.uuid;
+    this.emit('session_state', this.#sessionSnapshot());
   }
 
   continuationAwaited(): boolean {
@@ -407,6 +469,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
 
   observeSession(message: SDKMessage): void {
     if (this.turns.active) this.#watchdog.observe(message);
+    if (this.turns.outputTarget()) this.#stallGuard.observe(message);
     if (message.type !== 'result' || !isRootMessage(message)) this.#background.observe(message);
     if (systemSubtype(message) !== 'init') return;
     const model = stringField(message as Record<string, unknown>, 'model');
@@ -464,9 +527,12 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
         canBypassPermissions: startOptions.canBypassPermissions,
         isGenerationActive: isLive,
       }),
-      postToolUse: postToolUseHook(isLive, (input, toolUseId) => {
-        const turn = this.turns.active;
-        if (turn) this.projector.postToolUse(input, toolUseId, turn.turnId);
+      hooks: generationHooks(isLive, {
+        postToolUse: (input, toolUseId) => {
+          const turn = this.turns.active;
+          if (turn) this.projector.postToolUse(input, toolUseId, turn.turnId);
+        },
+        sessionStart: (input) => this.#goals.followTranscript(input.transcript_path),
       }),
     });
     const query = this.#queryFactory({ prompt: prompts, options });
@@ -559,11 +625,12 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
    * held: the one Claude Code was working on with `errors.active`, the ones behind it with `errors.queued`.
    * The session stays resumable; the next Turn starts a fresh Query with `resume`.
    */
-  #detach(generation: QueryGeneration, errors: { active: string; queued: string }): void {
+  #detach(generation: QueryGeneration, errors: { active: string | TurnTerminal; queued: string }): void {
     this.#generations.release(generation);
     this.#background.reset();
     this.#barrier.abort();
     this.#watchdog.disarm();
+    this.#stallGuard.disarm();
     this.#interactions.rejectAll(SESSION_ENDED);
     this.#generations.discard(generation);
     let first = true;
@@ -572,7 +639,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       const error = first ? errors.active : errors.queued;
       first = false;
       if (turn.canceling) continue;
-      this.turns.settle(turn, { type: 'turn_failed', error });
+      this.turns.settle(turn, typeof error === 'string' ? { type: 'turn_failed', error } : error);
     }
   }
 
@@ -613,7 +680,10 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     this.#disarmIdentityWarning(turn);
     this.#assistantErrors.delete(turn.turnId);
     this.#goals.turnSettled(turn);
-    if (!this.turns.active) this.#watchdog.disarm();
+    if (!this.turns.active) {
+      this.#watchdog.disarm();
+      this.#stallGuard.disarm();
+    }
     if (this.turns.idle && !this.#closed) this.#generations.armIdle();
     this.emit('session_state', this.#sessionSnapshot());
   }

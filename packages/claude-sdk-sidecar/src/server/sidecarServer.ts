@@ -108,10 +108,11 @@ export function startSidecarServer(options: SidecarServerOptions): SidecarServer
   ) => {
     const handler: RequestHandler<T> = sessionHandlers[type];
     const handle = () => handler(payload, id);
+    if (type !== 'cancel') return sessionQueue.run(payload.agentSessionId, handle);
+    // A guide still waiting for its interrupt gives way to a cancel queued behind it.
+    sessions.get(payload.agentSessionId)?.cancelRequested?.(payload as RequestPayload<'cancel'>);
     // A cancel must be able to meet a cancel still in flight (it reports the turn as unresolved).
-    return type === 'cancel'
-      ? sessionQueue.runPreemptive(payload.agentSessionId, handle)
-      : sessionQueue.run(payload.agentSessionId, handle);
+    return sessionQueue.runPreemptive(payload.agentSessionId, handle);
   };
 
   const statelessRequest = <T extends StatelessRequestType>(type: T, payload: RequestPayload<T>) => {

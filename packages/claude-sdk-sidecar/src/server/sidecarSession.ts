@@ -24,6 +24,11 @@ export interface SidecarSession {
   start(): Promise<StartResult>;
   exec(payload: ExecPayload): Promise<void>;
   guide(payload: GuidePayload): Promise<void>;
+  /**
+   * A cancel for this session arrived; called at once, before the cancel waits its turn behind the
+   * session's earlier requests, so a slow earlier request (a guide waiting for its interrupt) can give way.
+   */
+  cancelRequested?(payload: CancelPayload): void;
   cancel(payload: CancelPayload, context: RequestContext): Promise<CancelResult>;
   stopTask(payload: StopTaskPayload): Promise<StopTaskResult>;
   submitInteractive(payload: SubmitInteractivePayload): Promise<InteractiveResult>;

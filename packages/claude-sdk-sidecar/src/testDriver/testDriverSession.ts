@@ -13,6 +13,7 @@ import type {
   StopTaskResult,
   SubmitInteractivePayload,
 } from '@outrigger/protocol';
+import { canBypassPermissions } from '../config/permissionMode.ts';
 import {
   approvalDecision,
   approvalOptions,
@@ -67,12 +68,15 @@ export class TestDriverSession implements SidecarSession {
   readonly #emit: EmitEvent;
   readonly #providerSessionId: string;
   readonly #registry = new InteractiveRegistry();
+  /** The bypass gate of the real runtime: ExitPlanMode offers bypass only where Claude Code would allow it. */
+  readonly #canBypassPermissions: boolean;
   #active: DriverTurn | undefined;
   #settledCount = 0;
   #closed = false;
 
-  constructor(payload: StartPayload, emit: EmitEvent) {
+  constructor(payload: StartPayload, emit: EmitEvent, processEnv: NodeJS.ProcessEnv = process.env) {
     this.#emit = emit;
+    this.#canBypassPermissions = canBypassPermissions({ euid: process.geteuid?.(), env: processEnv });
     this.#providerSessionId = payload.resumeCursor?.resume || payload.providerSessionId || randomUUID();
   }
 
@@ -100,7 +104,7 @@ export class TestDriverSession implements SidecarSession {
   async guide(payload: GuidePayload): Promise<void> {
     const turn = this.#active;
     if (!turn || turn.settled) throw new Error('Claude SDK guidance requires an active turn');
-    const text = payload.prompt || contentText(payload.content);
+    const text = `Echo: ${payload.prompt || contentText(payload.content)}`;
     this.#emit('guidance_interrupted', { turnId: turn.turnId });
     this.#emit('assistant_delta', {
       turnId: turn.turnId,
@@ -161,7 +165,7 @@ export class TestDriverSession implements SidecarSession {
     if (turn.settled) return;
     this.#emit('provider_turn_identity_resolved', { turnId: turn.turnId, providerTurnId: turn.providerTurnId });
     turn.phase = 'streaming';
-    const interaction = scriptedInteraction(turn.prompt);
+    const interaction = scriptedInteraction(turn.prompt, this.#canBypassPermissions);
     if (!interaction) {
       const text = `Echo: ${turn.prompt}`;
       this.#emit('assistant_delta', {
@@ -245,7 +249,7 @@ export class TestDriverSession implements SidecarSession {
   }
 }
 
-function scriptedInteraction(prompt: string): ScriptedInteraction | undefined {
+function scriptedInteraction(prompt: string, canBypass: boolean): ScriptedInteraction | undefined {
   if (prompt.includes('approval')) {
     return {
       kind: 'approval',
@@ -286,9 +290,9 @@ function scriptedInteraction(prompt: string): ScriptedInteraction | undefined {
       toolName: 'ExitPlanMode',
       toolCallId: 'test-exit-plan-tool',
       input,
-      options: exitPlanModeOptions(false),
+      options: exitPlanModeOptions(canBypass),
       refusal: (submission) =>
-        exitPlanModeResult(submission, input, false).behavior === 'allow' ? undefined : EXIT_PLAN_MODE_REJECTED,
+        exitPlanModeResult(submission, input, canBypass).behavior === 'allow' ? undefined : EXIT_PLAN_MODE_REJECTED,
       acceptedText: 'Plan captured.',
     };
   }

@@ -28,6 +28,8 @@ const SESSION = 'continuity-background';
 const LATE_FOLLOW_UP = 'FOLLOWUP-LATE the late job has finished.';
 const MID_FOLLOW_UP = 'FOLLOWUP-MID the quick job has finished.';
 const MID_ANSWER = 'MIDTURN-ANSWER streaming slowly while the quick job runs to its end.';
+const NEXT_FOLLOW_UP = 'FOLLOWUP-NEXT the job of the earlier turn has finished.';
+const NEXT_ANSWER = 'NEXT-ANSWER the next question, answered while the earlier job ends.';
 
 const rules: MockRule[] = [
   (request) => {
@@ -44,6 +46,16 @@ const rules: MockRule[] = [
         return { content: [{ type: 'text', text: MID_ANSWER, chunkSize: 2, chunkDelayMs: 45 }] };
       }
       return { content: [backgroundBash(0.2, 'quick job')] };
+    }
+    // The job's notification comes while (or after) the next question runs, so it is told apart by the job.
+    if (request.taskNotification?.includes('earlier job')) return { content: [{ type: 'text', text: NEXT_FOLLOW_UP }] };
+    if (text.includes('bg-launch-then-ask')) {
+      if (request.toolResults.length > 0) return { content: [{ type: 'text', text: 'Launched the job.' }] };
+      return { content: [backgroundBash(1.5, 'earlier job')] };
+    }
+    if (text.includes('bg-next-question')) {
+      // Streams for about 3 s, so the earlier turn's job ends while this turn runs.
+      return { content: [{ type: 'text', text: NEXT_ANSWER, chunkSize: 2, chunkDelayMs: 90 }] };
     }
     if (request.isNewPrompt) return { content: [{ type: 'text', text: `Plain answer to: ${text.slice(0, 40)}` }] };
     return undefined;
@@ -183,6 +195,46 @@ test('a background job finishing mid-turn is followed up once, without a second 
   );
   assert.ok(rootAnswer >= 0, 'the root answer streamed');
   assert.ok(emptied < rootAnswer, 'the job ended while the root answer was still streaming');
+});
+
+test("a user turn running while an earlier turn's job ends keeps its own result; the follow-up runs after it", async () => {
+  const { sidecar } = rig;
+  const launch = await runTurn(sidecar, SESSION, 'bg-launch-then-ask: launch the job');
+  assert.equal((launch.terminal.payload as { stopReason?: string }).stopReason, 'end_turn');
+  const next = await runTurn(sidecar, SESSION, 'bg-next-question: meanwhile, a question');
+  const answer = await sidecar.waitForEvent(
+    (event) => event.type === 'assistant_completed' && event.payload.content.includes(NEXT_FOLLOW_UP),
+    { fromIndex: launch.from, timeoutMs: 30_000, description: "the follow-up answer to the earlier turn's job" },
+  );
+  const holderTurnId = turnIdOf(answer);
+  assert.ok(holderTurnId, 'the follow-up answer belongs to a turn');
+  await waitForTerminal(sidecar, holderTurnId, 'the turn holding the follow-up answer', 30_000);
+  const events = sidecar.events.slice(launch.from);
+
+  const notified = events.findIndex(
+    (event) => event.type === 'sdk_lifecycle_observed' && event.payload.sdkMessageSubtype === 'task_notification',
+  );
+  const nextEnded = events.indexOf(next.terminal);
+  assert.ok(notified >= 0 && notified < nextEnded, 'precondition: the job ended while the next turn ran');
+  assert.equal(next.terminal.type, 'turn_completed');
+  assert.equal(
+    (next.terminal.payload as { stopReason?: string }).stopReason,
+    'end_turn',
+    'the user turn ends with its own result, not at provider idle on behalf of the earlier job',
+  );
+  assert.match(assistantTextOf(events, next.turnId), /NEXT-ANSWER/);
+  assert.doesNotMatch(
+    assistantTextOf(events, next.turnId),
+    /FOLLOWUP/,
+    'the follow-up is not published on the user turn',
+  );
+  assert.notEqual(holderTurnId, next.turnId);
+  assert.notEqual(holderTurnId, launch.turnId);
+  const started = events.find((event) => event.type === 'turn_started' && turnIdOf(event) === holderTurnId);
+  assert.ok(started, 'the follow-up runs on a synthetic turn announced with turn_started');
+  assert.ok(events.indexOf(started) > nextEnded, 'the synthetic turn starts after the user turn ended');
+  const holderTerminal = onlyTerminalOf(events, holderTurnId);
+  assert.equal((holderTerminal.payload as { stopReason?: string }).stopReason, 'background_agent_idle');
 });
 
 test('no turn is left unsettled: the next exec completes normally and every turn ended once', async () => {

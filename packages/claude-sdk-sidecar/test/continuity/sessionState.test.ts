@@ -195,8 +195,17 @@ test('session_started offers the model catalogue; after init the effective model
   const snapshot = snapshotOf(reported) as SessionSnapshot;
   assert.equal(modelOptionOf(snapshot).currentValue, 'default', 'the selection is still the default');
   assert.equal(modelOptionOf(snapshot).effectiveValue, requestModel, 'the effective model is the one called');
-  assert.equal(snapshot.model, requestModel);
+  assert.equal(snapshot.model, 'default', 'model carries the selection, never the effective model');
   assert.deepEqual(mock.unmatched, [], 'mock-anthropic answered every model request');
+
+  // The root assistant message moved the resume position: a session_state said so before the turn settled.
+  const assistantUuid = await lastAssistantUuid();
+  assert.equal(typeof assistantUuid, 'string');
+  const terminalAt = sidecar.events.indexOf(turn.terminal);
+  const midTurn = sidecar.events
+    .slice(turn.from, terminalAt)
+    .find((event) => snapshotOf(event)?.resumeCursor.resumeSessionAt === assistantUuid);
+  assert.ok(midTurn, 'a session_state with the new assistant uuid came before the terminal event');
 });
 
 test('usage_updated carries the streamed usage, then a context-window snapshot once the session is idle after each turn', async () => {
@@ -299,9 +308,30 @@ test('apply_settings {model} switches the model: the state shows the selection a
   assert.equal(typeof option.effectiveValue, 'string', 'Claude Code reported the model it now runs');
   assert.match(String(option.effectiveValue), /sonnet/, 'the effective model is a Sonnet model');
   for (const model of models) assert.equal(model, option.effectiveValue, 'every request uses the resolved model');
-  assert.equal(state.model, option.effectiveValue);
+  assert.equal(state.model, 'sonnet', 'model carries the selection');
   persistedCursor = state.resumeCursor;
   assert.equal(persistedCursor.turnCount, 3);
+});
+
+test('apply_settings and start refuse an effort Claude Code cannot run, naming the field', async () => {
+  const { sidecar } = rig;
+  const from = sidecar.events.length;
+  await assert.rejects(sidecar.request('apply_settings', { agentSessionId: FIRST, effort: 'turbo' }), {
+    name: 'SidecarRequestError',
+    message: 'apply_settings effort must be one of low, medium, high, xhigh, max',
+  });
+  assert.deepEqual(
+    sidecar.events.slice(from).filter((event) => event.type === 'session_state'),
+    [],
+    'a refused setting changes nothing',
+  );
+  await sidecar.request('apply_settings', { agentSessionId: FIRST, effort: 'high' });
+  await assert.rejects(
+    sidecar.request('start', { agentSessionId: 'effort-check', cwd: rig.home.cwd, effort: 'hgih' }),
+    {
+      message: 'start effort must be one of low, medium, high, xhigh, max',
+    },
+  );
 });
 
 test('a new sidecar session started with restore and the cursor continues the same provider session', async () => {

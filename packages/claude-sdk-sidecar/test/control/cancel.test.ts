@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cancelResultSchema } from '@outrigger/protocol';
+import { parseSidecarDiagnostic } from '../../src/process/sidecarDiagnostic.ts';
 import { isAlive, pollUntil, waitForProcesses, waitUntilGone, youngestChild } from '../../src/testing/processTree.ts';
 import { CANCEL_STAGES_AFTER_INTERRUPT_ACK } from '../../src/testing/shutdownStages.ts';
 import { TURN_OUTPUT_EVENT_TYPES } from '../../src/testing/turnEvents.ts';
@@ -285,6 +286,15 @@ describe('cancel through the real sidecar and Claude Code', () => {
           `got ok ${JSON.stringify(second.payload)} (was it queued behind the first until the turn settled?)`,
       );
       assert.equal(second.payload.error, `Claude SDK exact cancellation remains unresolved for turn ${turnId}`);
+      const failed = session.sidecar.stderrLines
+        .slice(stderrFrom)
+        .map(parseSidecarDiagnostic)
+        .find((diagnostic) => diagnostic?.record.stage === 'cancel_failed');
+      assert.deepEqual(
+        failed?.record.error,
+        { name: 'Error', message: second.payload.error },
+        'cancel_failed carries the error as {name, message}: the sidecar wrote the message, so it is safe',
+      );
 
       const firstAnswer = await first;
       assertOk(firstAnswer, 'cancel');

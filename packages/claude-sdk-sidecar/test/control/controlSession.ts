@@ -50,7 +50,14 @@ export async function allowApproval(session: ControlSession, turnId: string): Pr
   return approval;
 }
 
-export async function openControlSession(options: { startEnv?: Record<string, string> } = {}): Promise<ControlSession> {
+export async function openControlSession(
+  options: {
+    /** The `env` of the `start` payload. */
+    startEnv?: Record<string, string>;
+    /** Variables of the sidecar's own environment (runtime timers, say), over the Claude home's. */
+    sidecarEnv?: Record<string, string>;
+  } = {},
+): Promise<ControlSession> {
   const model = await startScriptedModel();
   const home = await createClaudeTestHome({ baseUrl: model.url });
   let sidecar: ControlSidecar | undefined;
@@ -63,7 +70,7 @@ export async function openControlSession(options: { startEnv?: Record<string, st
     }
   };
   try {
-    sidecar = await startControlSidecar({ env: home.env });
+    sidecar = await startControlSidecar({ env: { ...home.env, ...options.sidecarEnv } });
     const agentSessionId = `control-${randomUUID()}`;
     const started = await sidecar.request(
       'start',

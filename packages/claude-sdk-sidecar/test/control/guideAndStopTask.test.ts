@@ -145,6 +145,86 @@ describe('guide and stop_task through the real sidecar and Claude Code', () => {
     );
   });
 
+  /** A turn streaming slowly, and its Claude Code child stopped (SIGSTOP): no interrupt gets acknowledged. */
+  const frozenStreamingTurn = async (label: string) => {
+    const turnId = newTurnId(label);
+    assertOk(
+      await session.exec(turnId, session.model.prompt('Stream a long answer.', { prompt: slowText(60) })),
+      'exec',
+    );
+    await session.waitForEvent('assistant_delta', turnId);
+    const claude = youngestChild(session.sidecar.pid, 'claude');
+    assert.ok(claude, 'the Claude Code child of the sidecar');
+    process.kill(claude, 'SIGSTOP');
+    return { turnId, claude };
+  };
+
+  /** A later turn on the session completes: the session goes on. */
+  const assertSessionGoesOn = async (label: string) => {
+    const turnId = newTurnId(label);
+    const prompt = session.model.prompt('Say done.', { prompt: { content: [{ type: 'text', text: 'Still here.' }] } });
+    assertOk(await session.exec(turnId, prompt), 'exec');
+    const terminal = await session.waitForTerminal(turnId);
+    assert.equal(terminal.type, 'turn_completed', `the next turn completes: ${JSON.stringify(terminal.payload)}`);
+  };
+
+  it('a guide whose interrupt is not acknowledged within its budget answers an error; the sidecar leaves the turn be', async () => {
+    const { turnId, claude } = await frozenStreamingTurn('guide-budget');
+    const tag = `never-delivered-${randomUUID()}`;
+    let answer: Answer;
+    try {
+      answer = await session.sidecar.request(
+        'guide',
+        { agentSessionId: session.agentSessionId, prompt: tag, content: [], interruptTimeoutMs: 1_000 },
+        { timeoutMs: 15_000 },
+      );
+    } finally {
+      process.kill(claude, 'SIGCONT');
+    }
+    assert.equal(answer.type, 'error');
+    assert.equal(answer.payload.error, 'Claude SDK guidance interrupt was not acknowledged within 1000ms');
+    assert.deepEqual(session.eventsOf('guidance_interrupted', turnId), [], 'no guidance was announced');
+    // Resumed, Claude Code may still act on the interrupt it got late; either way the turn ends once.
+    await session.waitForTerminal(turnId);
+    await assertSessionGoesOn('after-guide-budget');
+    assert.equal(session.terminalsOf(turnId).length, 1, 'exactly one terminal');
+    assert.ok(
+      session.model.views().every((view) => !JSON.stringify(view.body).includes(tag)),
+      'the guided prompt was never sent',
+    );
+    assert.equal(youngestChild(session.sidecar.pid, 'claude'), claude, 'the guide did not replace the Query');
+  });
+
+  it('a cancel queued behind a guide waiting for its interrupt is not delayed by the guide', async () => {
+    const { turnId, claude } = await frozenStreamingTurn('guide-then-cancel');
+    const { agentSessionId } = session;
+    // The guide's budget (60 s) is far beyond the request deadline (20 s): waiting for it would fail the test.
+    const [guided, canceled] = session.sidecar.requestTogether(
+      [
+        { type: 'guide', payload: { agentSessionId, prompt: 'steer', content: [], interruptTimeoutMs: 60_000 } },
+        { type: 'cancel', payload: { agentSessionId, turnId, interruptTimeoutMs: 1_000, drainTimeoutMs: 5_000 } },
+      ],
+      { timeoutMs: 20_000 },
+    );
+    let guide: Answer;
+    let cancel: Answer;
+    try {
+      [guide, cancel] = await Promise.all([guided, canceled]);
+    } finally {
+      if (isAlive(claude)) process.kill(claude, 'SIGKILL');
+    }
+    assert.equal(guide.type, 'error');
+    assert.equal(guide.payload.error, 'Claude SDK guidance was superseded by a cancel of its turn');
+    assertOk(cancel, 'cancel');
+    assert.equal(cancel.payload.disposition, 'provider_active');
+    assert.ok(guide.index < cancel.index, 'the guide gave way and answered first, in request order');
+    assert.deepEqual(
+      session.terminalsOf(turnId).map((line) => line.type),
+      ['turn_canceled'],
+    );
+    await assertSessionGoesOn('after-guide-cancel');
+  });
+
   it('stops a background Bash task by its task id: stopped, the process is gone', async () => {
     const { taskId, pids } = await launchBackgroundSleeper('stop-by-task-id');
     const answer = await stopTask({ taskId });

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { MockReply } from '@outrigger/mock-anthropic';
+import { contractQuestionId } from '../../src/interaction/askUserQuestion.ts';
 import { ALLOW, assertOk, type ControlSession, type InteractionAnswer, openControlSession } from './controlSession.ts';
 import type { LoggedLine } from './controlSidecar.ts';
 import { bashCall, slowText } from './scriptedModel.ts';
@@ -148,40 +149,49 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
     );
   });
 
-  it('delivers AskUserQuestion answers given by question id to the model', async () => {
+  it('delivers AskUserQuestion answers keyed by the contract-question id a host computes to the model', async () => {
     const turnId = newTurnId('question');
     const question = 'Which database should we use?';
-    const ask = await startInteraction(turnId, 'user_input_requested', {
-      content: [
-        {
-          type: 'tool_use',
-          name: 'AskUserQuestion',
-          input: {
-            questions: [
-              {
-                question,
-                header: 'Database',
-                options: [
-                  { label: 'SQLite', description: 'One file' },
-                  { label: 'PostgreSQL', description: 'A server' },
-                ],
-                multiSelect: false,
-              },
-            ],
-          },
-        },
+    const asked = {
+      question,
+      header: 'Database',
+      options: [
+        { label: 'SQLite', description: 'One file' },
+        { label: 'PostgreSQL', description: 'A server' },
       ],
+      multiSelect: false,
+    };
+    // Non-ASCII text and an astral character: the id hashes code points.
+    const unicode = {
+      header: 'Bestätigen',
+      question: 'Alles löschen? 🗑',
+      options: [
+        { label: 'Ja', description: 'Alles weg' },
+        { label: 'Nein', description: 'Behalten' },
+      ],
+      multiSelect: false,
+    };
+    const ask = await startInteraction(turnId, 'user_input_requested', {
+      content: [{ type: 'tool_use', name: 'AskUserQuestion', input: { questions: [asked, unicode] } }],
     });
     assert.equal(ask.payload.toolName, 'AskUserQuestion');
-    const questions = (ask.payload.input as { questions?: { id?: unknown; question?: unknown }[] }).questions ?? [];
-    const questionId = questions[0]?.id;
-    assert.equal(typeof questionId, 'string', 'every published question carries an id');
+    // A host computes each id from the question it was shown, as Claude Code sent it (Claude Code puts the
+    // keys in its own order: question, header, options, multiSelect), without the id the sidecar added.
+    const published = (ask.payload.input as { questions: Record<string, unknown>[] }).questions;
+    const [questionId, unicodeId] = published.map(({ id, ...asSent }) => {
+      assert.equal(id, contractQuestionId(asSent), 'the published id is the one a host computes');
+      return contractQuestionId(asSent);
+    });
+    assert.deepEqual(
+      published.map(({ id: _id, ...asSent }) => asSent.question),
+      [question, unicode.question],
+    );
     const requestId = String(ask.payload.requestId);
     const answers = {
       action: 'allow',
       optionId: '',
       payload: {
-        answersByQuestionId: { [String(questionId)]: 'SQLite' },
+        answersByQuestionId: { [String(questionId)]: 'SQLite', [String(unicodeId)]: 'Nein' },
         annotations: { [String(questionId)]: { notes: 'a small app' } },
       },
     };
@@ -193,6 +203,10 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
     assert.equal(result.isError, false);
     assert.ok(result.content.includes(`"${question}"="SQLite"`), `the answer reaches the model: ${result.content}`);
     assert.ok(result.content.includes('a small app'), `the annotation reaches the model: ${result.content}`);
+    assert.ok(
+      result.content.includes(`"${unicode.question}"="Nein"`),
+      `the second answer reaches the model: ${result.content}`,
+    );
     assert.deepEqual(
       session.eventsOf('user_input_resolved', turnId).map((line) => line.payload),
       [{ turnId, requestId, ...answers, agentSessionId: session.agentSessionId }],
@@ -243,6 +257,51 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
       const written = existsSync(settings) ? readFileSync(settings, 'utf8') : '';
       assert.equal(written.includes(file), false, `a session grant must not be persisted to ${settings}`);
     }
+  });
+
+  it('remembers "Allow for session" for a compound command Claude Code has no rule for (issue scenario)', async () => {
+    const dir = `hard-demo-${randomUUID().slice(0, 8)}`;
+    const command = `mkdir -p ${dir} && echo hi > ${dir}/a.txt && cat ${dir}/a.txt`;
+    const grant = { action: 'allow_always', optionId: 'allow_always', payload: {} };
+    const call: MockReply = {
+      content: [{ type: 'tool_use', name: 'Bash', input: { command, description: 'Write and show a file' } }],
+    };
+    const firstTurnId = newTurnId('compound');
+    const approval = await startInteraction(firstTurnId, 'approval_requested', call);
+    assert.deepEqual(approval.payload.options, APPROVAL_OPTIONS);
+    assertOk(await session.submit(firstTurnId, String(approval.payload.requestId), grant), 'submit_interactive');
+    await assertCompleted(firstTurnId);
+    assert.equal(readFileSync(join(session.home.cwd, dir, 'a.txt'), 'utf8'), 'hi\n', 'the granted command ran');
+
+    // Each later turn runs the command twice, so the same turn, the same Query and the next Query all count.
+    const repeat = async (label: string): Promise<void> => {
+      const turnId = newTurnId(label);
+      let results = 0;
+      const twice = session.model.prompt('Run it again, twice.', {
+        prompt: call,
+        afterTool: () => (++results === 1 ? call : { content: [{ type: 'text', text: 'Ran it twice.' }] }),
+      });
+      assertOk(await session.exec(turnId, twice), 'exec');
+      await assertCompleted(turnId);
+      assert.deepEqual(
+        session.eventsOf('approval_requested', turnId),
+        [],
+        `${label}: the identical request is not asked`,
+      );
+      const completed = session.eventsOf('tool_completed', turnId).map((line) => String(line.payload.toolName));
+      assert.deepEqual(completed, ['Bash', 'Bash'], `${label}: both identical calls ran`);
+    };
+    await repeat('same-query');
+
+    // A cancel retires the Query: the grant must hold in the next Claude Code process too.
+    const canceledTurnId = newTurnId('retire');
+    assertOk(
+      await session.exec(canceledTurnId, session.model.prompt('Stream a long answer.', { prompt: slowText(100) })),
+      'exec',
+    );
+    await session.waitForEvent('assistant_delta', canceledTurnId);
+    assert.equal((await session.cancel(canceledTurnId)).payload.disposition, 'provider_active');
+    await repeat('next-query');
   });
 
   it('wrote only well-formed protocol lines whose events match their schemas', () => {

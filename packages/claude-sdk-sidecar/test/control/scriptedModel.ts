@@ -8,7 +8,8 @@ import {
 
 /** How the model answers one test case: its prompt, then every tool_result of that turn. */
 export interface CaseScript {
-  readonly prompt: MockReply;
+  /** The answer to the prompt; a function sees each request for it (a retry of a cut stream, say). */
+  readonly prompt: MockReply | ((view: MessagesRequestView) => MockReply);
   /** Defaults to a short closing text. */
   readonly afterTool?: (view: MessagesRequestView) => MockReply;
 }
@@ -28,7 +29,7 @@ export interface ScriptedModel {
   close(): Promise<void>;
 }
 
-const casePattern = /\[case:(\d+)\]/;
+const casePattern = /\[case:(\d+)\]/g;
 const closingText: MockReply = { content: [{ type: 'text', text: 'Done with the tool.' }] };
 
 export async function startScriptedModel(): Promise<ScriptedModel> {
@@ -36,10 +37,12 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   const mock: MockAnthropic = await startMockAnthropic({
     rules: [
       (view) => {
-        const tag = casePattern.exec(view.lastUserText)?.[1];
+        // After an interrupted request Claude Code merges the unanswered prompt into the next one: the last
+        // tag is the prompt this request is for.
+        const tag = [...view.lastUserText.matchAll(casePattern)].at(-1)?.[1];
         const script = tag === undefined ? undefined : scripts.get(tag);
         if (!script) return undefined;
-        if (view.isNewPrompt) return script.prompt;
+        if (view.isNewPrompt) return typeof script.prompt === 'function' ? script.prompt(view) : script.prompt;
         return view.toolResults.length > 0 ? (script.afterTool?.(view) ?? closingText) : undefined;
       },
     ],

@@ -129,6 +129,7 @@ const samples: { [T in SidecarEventType]: SidecarEventPayload<T> } = {
   turn_canceled: { turnId: 't1', providerTurnId: 'u1' },
   continuation_delayed: { turnId: 'synthetic-1', waitedMs: 30000 },
   guidance_interrupted: { turnId: 't1' },
+  turn_stalled: { turnId: 't1', silentMs: 15_000 },
   goal_command_started: { turnId: 't2', operationId: 'op', revision: 1, repairEpoch: 0, action: 'set' },
   goal_command_superseded: { turnId: 't2', operationId: 'op', revision: 1, action: 'set', supersededByRevision: 2 },
   goal_command_canceled: {
@@ -200,6 +201,7 @@ describe('event payload schemas', () => {
       ['error', {}],
       ['goal_command_canceled', { ...samples.goal_command_canceled, reason: 'timeout' }],
       ['turn_canceled', undefined],
+      ['turn_stalled', { turnId: 't' }],
     ];
     for (const [type, payload] of rejected) {
       assert.equal(eventPayloadSchemas[type].safeParse(payload).success, false, type);

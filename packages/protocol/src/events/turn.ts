@@ -69,6 +69,19 @@ export const guidanceInterruptedSchema = openObject({
   turnId: z.string(),
 });
 
+/**
+ * An addition to protocol 10: the turn's API stream has been open and silent for `silentMs` (first after
+ * 15 s, then every 15 s). Not a terminal: at the sidecar's stall budget the turn ends with one `turn_failed`
+ * whose `code` is `stream_stalled`.
+ */
+export const turnStalledSchema = openObject({
+  turnId: z.string(),
+  silentMs: z.number(),
+});
+
+/** The `code` of the `turn_failed` that ends a turn whose API stream stayed silent past the stall budget. */
+export const STREAM_STALLED_CODE = 'stream_stalled';
+
 export const turnEventSchemas = {
   provider_turn_identity_resolved: providerTurnIdentityResolvedSchema,
   provider_turn_checkpoint: providerTurnCheckpointSchema,
@@ -78,6 +91,7 @@ export const turnEventSchemas = {
   turn_canceled: turnCanceledSchema,
   continuation_delayed: continuationDelayedSchema,
   guidance_interrupted: guidanceInterruptedSchema,
+  turn_stalled: turnStalledSchema,
 } as const;
 
 /** Exactly one of these ends a turn. */

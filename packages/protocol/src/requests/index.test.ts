@@ -65,6 +65,20 @@ describe('parseRequestPayload', () => {
     });
   });
 
+  test('start: an effort Claude Code cannot run is an error naming the field', () => {
+    for (const effort of ['low', 'medium', 'high', 'xhigh', 'max', '', '  ']) {
+      assert.equal(parseRequestPayload('start', { agentSessionId: 's', effort }).ok, true, `effort ${effort}`);
+    }
+    assert.deepEqual(parseRequestPayload('start', { agentSessionId: 's', effort: 'turbo' }), {
+      ok: false,
+      error: 'start effort must be one of low, medium, high, xhigh, max',
+    });
+    assert.deepEqual(parseRequestPayload('start', { agentSessionId: 's', settings: { reasoningEffort: 'High' } }), {
+      ok: false,
+      error: 'start settings.effort must be one of low, medium, high, xhigh, max',
+    });
+  });
+
   test('start: Claude options keep their well-formed parts', () => {
     const start = ok(
       parseRequestPayload('start', {
@@ -158,6 +172,21 @@ describe('parseRequestPayload', () => {
     );
   });
 
+  test('guide: an optional interrupt budget, a positive integer when present', () => {
+    assert.equal(ok(parseRequestPayload('guide', { agentSessionId: 's', prompt: 'x' })).interruptTimeoutMs, undefined);
+    assert.equal(
+      ok(parseRequestPayload('guide', { agentSessionId: 's', prompt: 'x', interruptTimeoutMs: 2500 }))
+        .interruptTimeoutMs,
+      2500,
+    );
+    for (const interruptTimeoutMs of [0, -1, 1.5, '1000']) {
+      assert.deepEqual(parseRequestPayload('guide', { agentSessionId: 's', interruptTimeoutMs }), {
+        ok: false,
+        error: 'guide interruptTimeoutMs must be a positive integer',
+      });
+    }
+  });
+
   test('stop_task falls back to the legacy parentToolUseId', () => {
     assert.equal(
       ok(parseRequestPayload('stop_task', { agentSessionId: 's', parentToolUseId: ' tool-1 ' })).toolCallId,
@@ -202,6 +231,12 @@ describe('parseRequestPayload', () => {
       ok: false,
       error: 'apply_settings speed must be fast or standard',
     });
+    assert.deepEqual(parseRequestPayload('apply_settings', { agentSessionId: 's', effort: 'extreme' }), {
+      ok: false,
+      error: 'apply_settings effort must be one of low, medium, high, xhigh, max',
+    });
+    assert.equal(ok(parseRequestPayload('apply_settings', { agentSessionId: 's', effort: ' xhigh ' })).effort, 'xhigh');
+    assert.equal(ok(parseRequestPayload('apply_settings', { agentSessionId: 's', effort: '' })).effort, '');
     assert.deepEqual(parseRequestPayload('apply_settings', { agentSessionId: 's', planMode: 'yes' }), {
       ok: false,
       error: 'apply_settings planMode must be a boolean',

@@ -1,6 +1,19 @@
 import { z } from 'zod';
 import { flag, nameList, requiredText, skippable, stringMap, text, withoutUndefined } from './fields.ts';
 
+/** The effort levels Claude Code takes (`max` only for the session, never persisted in settings files). */
+export const effortLevels = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+export type EffortLevel = (typeof effortLevels)[number];
+
+const effortLevelSet: ReadonlySet<string> = new Set(effortLevels);
+
+/** Empty means "not set"; anything else must be one of `effortLevels`. */
+export function isEffortLevelOrEmpty(value: string): boolean {
+  return value === '' || effortLevelSet.has(value);
+}
+
+const effortError = (field: string) => `${field} must be one of ${effortLevels.join(', ')}`;
+
 const sessionSettingsFields = z.object({
   model: text(),
   permissionModeId: text(),
@@ -61,27 +74,36 @@ const toolsOption = () =>
     .optional()
     .catch(undefined);
 
-export const startPayloadSchema = z.object({
-  agentSessionId: requiredText('start requires agentSessionId'),
-  /** Empty: the sidecar allocates a random UUID. */
-  providerSessionId: text(),
-  /** Empty: the sidecar's own working directory. */
-  cwd: text(),
-  env: stringMap(),
-  restore: flag(),
-  permissionModeId: text(),
-  settings: sessionSettingsSchema,
-  /** Preferred over `settings.effort`. */
-  effort: text(),
-  resumeCursor: resumeCursorInputSchema,
-  systemPromptAppend: text(),
-  planModeInstructions: text(),
-  allowedTools: nameList(),
-  disallowedTools: nameList(),
-  plugins: pluginList(),
-  extraArgs: extraArgs(),
-  tools: toolsOption(),
-});
+export const startPayloadSchema = z
+  .object({
+    agentSessionId: requiredText('start requires agentSessionId'),
+    /** Empty: the sidecar allocates a random UUID. */
+    providerSessionId: text(),
+    /** Empty: the sidecar's own working directory. */
+    cwd: text(),
+    env: stringMap(),
+    restore: flag(),
+    permissionModeId: text(),
+    settings: sessionSettingsSchema,
+    /** Preferred over `settings.effort`. */
+    effort: text(),
+    resumeCursor: resumeCursorInputSchema,
+    systemPromptAppend: text(),
+    planModeInstructions: text(),
+    allowedTools: nameList(),
+    disallowedTools: nameList(),
+    plugins: pluginList(),
+    extraArgs: extraArgs(),
+    tools: toolsOption(),
+  })
+  // An effort Claude Code cannot run is a clear error at start, as it is for apply_settings.
+  .superRefine((payload, context) => {
+    if (!isEffortLevelOrEmpty(payload.effort)) {
+      context.addIssue({ code: 'custom', path: ['effort'], message: effortError('start effort') });
+    } else if (!isEffortLevelOrEmpty(payload.settings.effort)) {
+      context.addIssue({ code: 'custom', path: ['settings', 'effort'], message: effortError('start settings.effort') });
+    }
+  });
 
 export type StartPayload = z.output<typeof startPayloadSchema>;
 
@@ -93,7 +115,12 @@ export const applySettingsPayloadSchema = z.object({
   planMode: optionalSetting(z.boolean({ error: 'apply_settings planMode must be a boolean' })),
   permissionMode: optionalSetting(z.string({ error: 'apply_settings permissionMode must be a string' }).trim()),
   model: optionalSetting(z.string({ error: 'apply_settings model must be a string' }).trim()),
-  effort: optionalSetting(z.string({ error: 'apply_settings effort must be a string' }).trim()),
+  effort: optionalSetting(
+    z
+      .string({ error: 'apply_settings effort must be a string' })
+      .trim()
+      .refine(isEffortLevelOrEmpty, { error: effortError('apply_settings effort') }),
+  ),
   speed: optionalSetting(z.enum(['fast', 'standard'], { error: 'apply_settings speed must be fast or standard' })),
 });
 

@@ -33,15 +33,17 @@ export function goalCommandOf(payload: ExecPayload): GoalCommand | undefined {
   return { operationId: goalOperationId, revision: goalRevision, repairEpoch: goalRepairEpoch, action: goalAction };
 }
 
+const budget = (message: string) => z.number({ error: message }).int({ error: message }).positive({ error: message });
+
 export const guidePayloadSchema = z.object({
   agentSessionId: requiredText('guide requires agentSessionId'),
   prompt: text(),
   content: promptContent(),
+  /** An addition: how long the guidance interrupt may take; absent means the sidecar's default (10 s). */
+  interruptTimeoutMs: budget('guide interruptTimeoutMs must be a positive integer').optional(),
 });
 
 export type GuidePayload = z.output<typeof guidePayloadSchema>;
-
-const budget = (message: string) => z.number({ error: message }).int({ error: message }).positive({ error: message });
 
 export const cancelPayloadSchema = z.object({
   agentSessionId: requiredText('cancel requires agentSessionId'),
