@@ -242,9 +242,12 @@ describe('tools, tasks, fork', () => {
     await page.getByRole('button', { name: 'Add task' }).click();
     await page.getByRole('checkbox', { name: 'Done: Write the changelog' }).waitFor();
     await send(page, 'make a plan');
-    await page.locator('.side-panel').getByText('Reading the project layout').waitFor();
+    // The plan shows beside the user task (the step in progress reads as its active form, so only
+    // the panel's count is checked while it advances).
+    await page.getByRole('progressbar', { name: 'Tasks done' }).and(page.locator('[aria-valuemax="4"]')).waitFor();
     await page.getByText('All three steps are done.').waitFor();
     await page.getByRole('progressbar', { name: 'Tasks done' }).and(page.locator('[aria-valuenow="3"]')).waitFor();
+    await page.locator('.side-panel').getByText('Read the project layout').waitFor();
     await page.getByRole('checkbox', { name: 'Done: Write the changelog' }).check();
     await page.getByRole('progressbar', { name: 'Tasks done' }).and(page.locator('[aria-valuenow="4"]')).waitFor();
     await context.close();

@@ -17,10 +17,11 @@ export class TurnIO {
     this.speed = speed;
   }
 
-  sleep(ms: number): Promise<void> {
+  /** Waits `ms` scaled by the host's speed; `unscaled` keeps real time (a stream meant to be stopped). */
+  sleep(ms: number, unscaled = false): Promise<void> {
     return new Promise((resolve, reject) => {
       if (this.signal.aborted) return reject(this.signal.reason);
-      const timer = setTimeout(resolve, ms * this.speed);
+      const timer = setTimeout(resolve, unscaled ? ms : ms * this.speed);
       this.signal.addEventListener(
         'abort',
         () => {
@@ -32,14 +33,14 @@ export class TurnIO {
     });
   }
 
-  async stream(kind: 'text' | 'thinking', text: string, chunk = 12, delayMs = 25): Promise<void> {
+  async stream(kind: 'text' | 'thinking', text: string, chunk = 12, delayMs = 25, unscaled = false): Promise<void> {
     const messageId = this.session.nextRowId();
     this.streaming = { messageId, kind, text: '' };
     for (let index = 0; index < text.length; index += chunk) {
       const delta = text.slice(index, index + chunk);
       this.session.emit(kind, { turnId: this.turnId, messageId, delta, final: false, interrupted: false });
       this.streaming.text += delta;
-      await this.sleep(delayMs);
+      await this.sleep(delayMs, unscaled);
     }
     this.session.emit(kind, { turnId: this.turnId, messageId, delta: '', final: true, text, interrupted: false });
     this.streaming = null;
@@ -412,7 +413,8 @@ export const turnScripts: readonly (readonly [RegExp, TurnScript])[] = [
       await io.stream('text', 'The subagent found 22 routes.');
     },
   ],
-  [/\b(slow|long|cancel)\b/i, async (io) => io.stream('text', slowAnswer, 4, 35)],
+  // Real time whatever the speed: about 8 s, always long enough to be stopped, reloaded or steered.
+  [/\b(slow|long|cancel)\b/i, async (io) => io.stream('text', slowAnswer, 4, 35, true)],
   [
     /\b(exit|approve)\b/i,
     async (io) => {
