@@ -11,6 +11,7 @@ import { measureProjectionThroughput } from './projectionThroughput.ts';
 import { measureSidecarStartup } from './sidecarStartup.ts';
 import { measureSseFanout } from './sseFanout.ts';
 import { measureTurnOverhead } from './turnOverhead.ts';
+import { measureWebLongSession } from './webLongSession.ts';
 
 const RESULTS_PATH = fileURLToPath(new URL('./results/latest.json', import.meta.url));
 
@@ -37,6 +38,8 @@ progress('durable events to 10 SSE clients over HTTP');
 figures.push(...(await measureSseFanout()));
 progress('host RSS with 50 test-driver sessions (outrigger serve as a child)');
 figures.push(...(await measureHostMemory()));
+progress('web UI: open a 5,000-message session in Chromium');
+figures.push(await measureWebLongSession(5));
 
 const model = await openBenchModel();
 let unmatchedRequests: number;

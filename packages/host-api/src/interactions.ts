@@ -82,4 +82,8 @@ export const interactionsQuerySchema = z.strictObject({
   status: z.enum(interactionStatuses).optional(),
 });
 
-export const interactionListSchema = z.object({ interactions: z.array(interactionSchema) });
+export const interactionListSchema = z.object({
+  interactions: z.array(interactionSchema),
+  /** The host stream's seq at which this list is consistent (its `permission_*` events follow it). */
+  lastSeq: z.number().int().nonnegative(),
+});

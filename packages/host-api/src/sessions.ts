@@ -83,6 +83,8 @@ export const sessionSummarySchema = z.object({
   closed: z.boolean(),
   needsInputCount: z.number().int().nonnegative(),
   runningTurnId: z.string().nullable(),
+  /** When the running turn started (the sidebar's elapsed time); null while none runs. */
+  runningTurnStartedAt: z.number().nullable(),
   /** Why the session is `failed`. */
   lastError: turnErrorSchema.nullable(),
   model: z.string(),
@@ -141,7 +143,14 @@ export const sessionListQuerySchema = z.strictObject({
   includeClosed: z.enum(['0', '1', 'true', 'false']).optional(),
 });
 
-export const sessionListSchema = z.object({ sessions: z.array(sessionSummarySchema) });
+export const sessionListSchema = z.object({
+  sessions: z.array(sessionSummarySchema),
+  /**
+   * The host stream's (`GET /api/events`) seq at which this list is consistent: open that stream
+   * with `after=lastSeq` and nothing is missed or applied twice.
+   */
+  lastSeq: z.number().int().nonnegative(),
+});
 
 export const createSessionResponseSchema = z.object({
   id: z.string(),

@@ -145,6 +145,11 @@ export const sessionEventPayloadSchemas = {
   agent_task: z.object({ ...turnScoped, messageId: z.string(), tool_use_id: z.string(), task: agentTaskSchema }),
   /** A system row: compaction started/completed/failed, or a partial answer Claude Code retried. */
   notice: z.object({ ...turnScoped, message: messageViewSchema }),
+  /**
+   * A user task was added, edited or deleted (through `/api/tasks`, from any client): the session's
+   * tasks after the change, SDK plan first. Every tab's task panel follows without a reload.
+   */
+  tasks_changed: z.object({ ...base, tasks: z.array(taskSchema) }),
   /** Settings changed (model, permission mode, plan mode, effort) or Claude Code reported its model. */
   settings: z.object({ ...base, settings: sessionSettingsSchema, effectiveModel: z.string().nullable() }),
 } as const;

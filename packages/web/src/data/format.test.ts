@@ -1,0 +1,22 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { baseName, formatCost, formatDuration, formatElapsed, formatTokens } from './format.ts';
+
+test('durations, clocks, tokens, costs and names read the way a person says them', () => {
+  assert.equal(formatDuration(420), '420 ms');
+  assert.equal(formatDuration(4200), '4.2 s');
+  assert.equal(formatDuration(72_000), '1 m 12 s');
+  assert.equal(formatDuration(7_500_000), '2 h 5 m');
+  assert.equal(formatElapsed(7_000), '0:07');
+  assert.equal(formatElapsed(750_000), '12:30');
+  assert.equal(formatElapsed(3_723_000), '1:02:03');
+  assert.equal(formatTokens(850), '850');
+  assert.equal(formatTokens(1234), '1.2k');
+  assert.equal(formatTokens(123_456), '123k');
+  assert.equal(formatTokens(1_234_567), '1.2M');
+  assert.equal(formatCost(null), null);
+  assert.equal(formatCost(0.0042), '$0.0042');
+  assert.equal(formatCost(3.4), '$3.40');
+  assert.equal(baseName('/work/project/'), 'project');
+  assert.equal(baseName('C:\\src\\app.ts'), 'app.ts');
+});

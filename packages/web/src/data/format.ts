@@ -1,0 +1,40 @@
+/** `4.2 s`, `1 m 12 s`, `2 h 5 m`: a duration for a footer or a tooltip. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} m ${Math.round(seconds % 60)} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} m`;
+}
+
+/** `0:07`, `12:30`, `1:02:03`: a running clock. */
+export function formatElapsed(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = String(total % 60).padStart(2, '0');
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`;
+}
+
+/** `850`, `12.3k`, `1.2M` tokens. */
+export function formatTokens(count: number): string {
+  if (count < 1000) return String(Math.round(count));
+  if (count < 1_000_000) return `${(count / 1000).toFixed(count < 10_000 ? 1 : 0)}k`;
+  return `${(count / 1_000_000).toFixed(1)}M`;
+}
+
+/** `$0.0042`, `$0.12`, `$3.40`; unknown stays unknown. */
+export function formatCost(usd: number | null): string | null {
+  if (usd === null) return null;
+  if (usd === 0) return '$0';
+  if (usd < 0.01) return `$${usd.toFixed(4)}`;
+  return `$${usd.toFixed(2)}`;
+}
+
+/** The last path segment, for a compact label; the full path goes in a title. */
+export function baseName(path: string): string {
+  const trimmed = path.replace(/[\\/]+$/, '');
+  const index = Math.max(trimmed.lastIndexOf('/'), trimmed.lastIndexOf('\\'));
+  return index === -1 ? trimmed : trimmed.slice(index + 1) || trimmed;
+}

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { HostClient, type SessionEvent } from '@outrigger/host-api';
+import { sessionReducer } from './sessionReducer.ts';
+import { emptySessionState } from './sessionState.ts';
+import { SessionStore } from './sessionStore.ts';
+import { settle } from './testing/fakeTimers.ts';
+import { snapshot } from './testing/fixtures.ts';
+import { recordedTurn } from './testing/recordedTurn.ts';
+import { snapshotOf } from './testing/snapshotOf.ts';
+
+/** A host that knows one session's event log: its snapshot at `snapshotSeq` and its stream after `Last-Event-ID`. */
+function fakeHost(log: SessionEvent[], snapshotSeq: number) {
+  const streamRequests: string[] = [];
+  let view = sessionReducer(emptySessionState('s1'), { type: 'snapshot', snapshot: snapshot() });
+  for (const event of log.filter((e) => e.data.seq <= snapshotSeq))
+    view = sessionReducer(view, { type: 'event', event, receivedAt: 0 });
+  const fetch = async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const path = new URL(String(url), 'http://host').pathname;
+    if (path === '/api/sessions/s1') return Response.json(snapshotOf(view));
+    if (path === '/api/sessions/s1/events') {
+      const headers = (init?.headers ?? {}) as Record<string, string>;
+      const after = Number(headers['last-event-id']);
+      streamRequests.push(String(after));
+      // Replays overlap on purpose: a host may resend the event at the watermark.
+      const frames = log
+        .filter((e) => e.data.seq >= after)
+        .map((e) => `id: ${e.data.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`);
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(frames.join('')));
+          init?.signal?.addEventListener('abort', () => controller.close());
+        },
+      });
+      return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+    }
+    return new Response('{}', { status: 404 });
+  };
+  return { client: new HostClient({ fetch: fetch as typeof globalThis.fetch }), streamRequests };
+}
+
+test('a reload mid-turn (snapshot, then the stream after its lastSeq) shows the same transcript once', async () => {
+  const log = recordedTurn();
+  const watchedAll = fakeHost(log, 0);
+  const reloaded = fakeHost(log, 9);
+  const a = new SessionStore(watchedAll.client, 's1', { now: () => 0 });
+  const b = new SessionStore(reloaded.client, 's1', { now: () => 0 });
+  const runs = [a.start(), b.start()];
+  await settle();
+  assert.deepEqual(reloaded.streamRequests, ['9']);
+  assert.equal(a.view.lastSeq, log.length);
+  assert.equal(b.view.lastSeq, log.length);
+  assert.deepEqual(b.view.order, a.view.order);
+  assert.deepEqual(b.view.rows, a.view.rows);
+  assert.equal(b.view.session?.runningTurnId, null);
+  assert.equal(b.screen.get().connection, 'live');
+  a.stop();
+  b.stop();
+  await Promise.all(runs);
+});
+
+test('a snapshot that cannot be loaded is reported, not shown as an empty session', async () => {
+  const client = new HostClient({
+    fetch: async () => Response.json({ error: { code: 'not_found', message: 'no such session' } }, { status: 404 }),
+  });
+  const store = new SessionStore(client, 'nope');
+  await store.start();
+  assert.equal(store.screen.get().loadError, 'no such session');
+  assert.equal(store.view.session, null);
+});
+
+test('a start overtaken by a stop opens no stream (React StrictMode mounts twice)', async () => {
+  const host = fakeHost(recordedTurn(), 3);
+  const store = new SessionStore(host.client, 's1', { now: () => 0 });
+  const first = store.start();
+  store.stop();
+  const second = store.start();
+  await settle();
+  assert.deepEqual(host.streamRequests, ['3']);
+  store.stop();
+  await Promise.all([first, second]);
+});

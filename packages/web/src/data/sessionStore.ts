@@ -1,0 +1,173 @@
+import {
+  type AnswerInteractionBody,
+  type HostClient,
+  type Interaction,
+  isSessionEventType,
+  type PatchSettingsBody,
+  type PatchTaskBody,
+  type SessionEvent,
+  sessionEventPayloadSchemas,
+  type TaskStatus,
+  type ToolResultBlock,
+} from '@outrigger/host-api';
+import { streamOpener } from './hostStreams.ts';
+import { lenientParse } from './lenientParse.ts';
+import { type SessionAction, sessionReducer } from './sessionReducer.ts';
+import { emptySessionState, type SessionViewState } from './sessionState.ts';
+import {
+  type ConnectionState,
+  StreamConnection,
+  type StreamConnectionOptions,
+  type StreamFrame,
+} from './streamConnection.ts';
+import { ValueStore } from './valueStore.ts';
+
+/** One session's screen: the folded view, the stream's health, and what failed to load. */
+export interface SessionScreen {
+  view: SessionViewState;
+  connection: ConnectionState;
+  loadError: string | null;
+  loadingOlder: boolean;
+}
+
+export interface SessionStoreOptions {
+  now?(): number;
+  /** Overrides for the stream (tests: fake timers, a fake opener). */
+  stream?: Partial<Pick<StreamConnectionOptions, 'open' | 'timers' | 'deadAfterMs' | 'backoffMs'>>;
+}
+
+/**
+ * A session's data, independent of React: loads the snapshot, then follows the stream from the
+ * snapshot's `lastSeq` and folds both through `sessionReducer`; pages older rows; and performs the
+ * session's commands, folding their answers in at once so this tab never waits for its own echo.
+ */
+export class SessionStore {
+  readonly screen: ValueStore<SessionScreen>;
+  readonly sessionId: string;
+  readonly #client: HostClient;
+  readonly #options: SessionStoreOptions;
+  #connection: StreamConnection | undefined;
+  /** Bumped by every start and stop, so a start overtaken by a stop (React's StrictMode) opens nothing. */
+  #generation = 0;
+
+  constructor(client: HostClient, sessionId: string, options: SessionStoreOptions = {}) {
+    this.#client = client;
+    this.sessionId = sessionId;
+    this.#options = options;
+    this.screen = new ValueStore<SessionScreen>({
+      view: emptySessionState(sessionId),
+      connection: 'connecting',
+      loadError: null,
+      loadingOlder: false,
+    });
+  }
+
+  get view(): SessionViewState {
+    return this.screen.get().view;
+  }
+
+  async start(): Promise<void> {
+    const generation = ++this.#generation;
+    try {
+      const snapshot = await this.#client.call('getSession', { params: { id: this.sessionId } });
+      if (generation !== this.#generation) return;
+      this.dispatch({ type: 'snapshot', snapshot });
+    } catch (error) {
+      if (generation === this.#generation)
+        this.screen.update((screen) => ({ ...screen, loadError: messageOf(error), connection: 'disconnected' }));
+      return;
+    }
+    this.#connection = new StreamConnection({
+      open: streamOpener(this.#client, 'sessionEvents', { id: this.sessionId }),
+      ...this.#options.stream,
+      after: this.view.lastSeq,
+      onFrame: (frame) => this.#onFrame(frame),
+      onState: (connection) => this.screen.update((screen) => ({ ...screen, connection })),
+    });
+    await this.#connection.run();
+  }
+
+  stop(): void {
+    this.#generation += 1;
+    this.#connection?.stop();
+    this.#connection = undefined;
+  }
+
+  reconnectNow(): void {
+    this.#connection?.reconnectNow();
+  }
+
+  dispatch(action: SessionAction): void {
+    this.screen.update((screen) => {
+      const view = sessionReducer(screen.view, action);
+      return view === screen.view ? screen : { ...screen, view };
+    });
+  }
+
+  async loadOlder(): Promise<void> {
+    const screen = this.screen.get();
+    if (screen.loadingOlder || !screen.view.hasOlder) return;
+    const first = screen.view.rows[screen.view.order[0] ?? ''];
+    this.screen.update((s) => ({ ...s, loadingOlder: true }));
+    try {
+      const page = await this.#client.call('listMessages', {
+        params: { id: this.sessionId },
+        query: { before: first?.position },
+      });
+      this.dispatch({ type: 'olderPage', page });
+    } finally {
+      this.screen.update((s) => ({ ...s, loadingOlder: false }));
+    }
+  }
+
+  async answer(interaction: Interaction, body: AnswerInteractionBody): Promise<void> {
+    const answered = await this.#client.call('answerInteraction', {
+      params: { id: interaction.session_id, requestId: interaction.requestId },
+      body,
+    });
+    this.dispatch({ type: 'interactionAnswered', interaction: answered.interaction });
+  }
+
+  cancel(turnId: string) {
+    return this.#client.call('cancelTurn', { params: { id: this.sessionId, turnId }, body: {} });
+  }
+
+  async updateSettings(body: PatchSettingsBody): Promise<void> {
+    await this.#client.call('updateSettings', { params: { id: this.sessionId }, body });
+  }
+
+  async addTask(title: string): Promise<void> {
+    const { task } = await this.#client.call('createTask', { body: { session_id: this.sessionId, title } });
+    this.dispatch({ type: 'taskSaved', task });
+  }
+
+  async updateTask(taskId: string, body: PatchTaskBody & { status?: TaskStatus }): Promise<void> {
+    const { task } = await this.#client.call('updateTask', { params: { taskId }, body });
+    this.dispatch({ type: 'taskSaved', task });
+  }
+
+  async deleteTask(taskId: string): Promise<void> {
+    await this.#client.call('deleteTask', { params: { taskId } });
+    this.dispatch({ type: 'taskDeleted', taskId });
+  }
+
+  fullToolResult(toolUseId: string): Promise<ToolResultBlock> {
+    return this.#client.call('getToolResult', { params: { id: this.sessionId, toolUseId } });
+  }
+
+  #onFrame(frame: StreamFrame): void {
+    const event = parseSessionEvent(frame);
+    if (event !== null) this.dispatch({ type: 'event', event, receivedAt: (this.#options.now ?? Date.now)() });
+  }
+}
+
+/** A frame as a typed event, or null for a type this UI does not know or a payload that is not an object. */
+export function parseSessionEvent(frame: StreamFrame): SessionEvent | null {
+  if (!isSessionEventType(frame.type)) return null;
+  const data = lenientParse(sessionEventPayloadSchemas[frame.type], frame.data, frame.type);
+  return data === null ? null : ({ type: frame.type, data } as SessionEvent);
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,100 @@
+import { useEffect, useState } from 'react';
+import { useServices } from './appContext.ts';
+import { useAttention } from './attention.ts';
+import { ErrorBoundary } from './ErrorBoundary.tsx';
+import { useValue } from './hooks.ts';
+import { Icon } from './Icon.tsx';
+import { InboxView } from './InboxView.tsx';
+import { useRoute } from './route.ts';
+import { SessionSwitcher } from './SessionSwitcher.tsx';
+import { SessionView } from './SessionView.tsx';
+import { Sidebar } from './Sidebar.tsx';
+import { useTheme } from './theme.ts';
+
+export function App() {
+  const { host } = useServices();
+  const screen = useValue(host.screen);
+  const route = useRoute();
+  const [theme, cycleTheme] = useTheme();
+  const [sidebarOpen, setSidebarOpen] = useState(false);
+  useAttention(screen.view);
+  // Following a link closes the phone drawer.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: close on every route change
+  useEffect(() => setSidebarOpen(false), [route]);
+  const openSidebar = () => setSidebarOpen(true);
+  const [switching, setSwitching] = useState(false);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') {
+        event.preventDefault();
+        setSwitching(true);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        Skip to the conversation
+      </a>
+      <Sidebar route={route} open={sidebarOpen} theme={theme} onTheme={cycleTheme} />
+      <div className="backdrop" data-open={sidebarOpen} onClick={() => setSidebarOpen(false)} aria-hidden="true" />
+      <main className="main" id="main">
+        {screen.connection === 'unauthorized' && (
+          <div className="banner" role="alert">
+            <Icon name="alert" />
+            <span className="grow">
+              This browser is not signed in to the host. Open the link with <code>?token=…</code> that the host printed
+              when it started.
+            </span>
+          </div>
+        )}
+        {screen.loadError !== null && screen.connection !== 'unauthorized' && (
+          <div className="banner" role="alert">
+            <Icon name="alert" />
+            <span className="grow">The host did not answer: {screen.loadError}. Is it running?</span>
+            <button type="button" className="btn btn-small" onClick={() => window.location.reload()}>
+              Retry
+            </button>
+          </div>
+        )}
+        <ErrorBoundary resetKey={route.page === 'session' ? route.sessionId : route.page}>
+          {route.page === 'session' ? (
+            <SessionView key={route.sessionId} sessionId={route.sessionId} onOpenSidebar={openSidebar} />
+          ) : route.page === 'inbox' ? (
+            <InboxView onOpenSidebar={openSidebar} />
+          ) : (
+            <Home onOpenSidebar={openSidebar} />
+          )}
+        </ErrorBoundary>
+      </main>
+      {switching && <SessionSwitcher onClose={() => setSwitching(false)} />}
+    </div>
+  );
+}
+
+function Home({ onOpenSidebar }: { onOpenSidebar: () => void }) {
+  return (
+    <section className="conversation" aria-label="Welcome">
+      <header className="topbar">
+        <button
+          type="button"
+          className="icon-btn menu-toggle"
+          aria-label="Open the session list"
+          onClick={onOpenSidebar}
+        >
+          <Icon name="menu" />
+        </button>
+        <div className="topbar-title">
+          <h1>Outrigger</h1>
+        </div>
+      </header>
+      <div className="empty">
+        <h2>Pick a session, or start a new one</h2>
+        <p>Each session is a Claude Code agent working in a directory. You can run several at once.</p>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,85 @@
+import type { AnswerInteractionBody, Interaction } from '@outrigger/host-api';
+import { useEffect, useState } from 'react';
+import { inboxItems } from '../data/hostState.ts';
+import { useServices } from './appContext.ts';
+import { useValue } from './hooks.ts';
+import { Icon } from './Icon.tsx';
+import { PromptCard } from './PromptCard.tsx';
+import { sessionHref } from './route.ts';
+
+/** Every approval, question and plan waiting across sessions, answerable right here. */
+export function InboxView({ onOpenSidebar }: { onOpenSidebar: () => void }) {
+  const { host, client } = useServices();
+  const screen = useValue(host.screen);
+  const items = inboxItems(screen.view);
+  const answer = (interaction: Interaction) => async (body: AnswerInteractionBody) => {
+    await client.call('answerInteraction', {
+      params: { id: interaction.session_id, requestId: interaction.requestId },
+      body,
+    });
+    host.interactionClosed(interaction.requestId);
+  };
+  return (
+    <section className="conversation" aria-labelledby="inbox-heading">
+      <header className="topbar">
+        <button
+          type="button"
+          className="icon-btn menu-toggle"
+          aria-label="Open the session list"
+          onClick={onOpenSidebar}
+        >
+          <Icon name="menu" />
+        </button>
+        <div className="topbar-title">
+          <h1 id="inbox-heading">Needs you</h1>
+          <span className="cwd">Approvals, questions and plans waiting in every session</span>
+        </div>
+        <NotificationToggle />
+      </header>
+      <div className="inbox">
+        <div className="column" style={{ paddingTop: 16 }}>
+          {items.length === 0 ? (
+            <div className="empty">
+              <h2>Nothing waits for you</h2>
+              <p>When an agent asks for permission or a decision, it shows up here and in its session.</p>
+            </div>
+          ) : (
+            items.map((interaction) => {
+              const session = screen.view.sessions[interaction.session_id];
+              return (
+                <div key={interaction.requestId} className="inbox-item">
+                  <div className="inbox-item-head">
+                    <a href={sessionHref(interaction.session_id)}>{session?.title ?? interaction.session_id}</a>
+                    {interaction.agentId !== null && <span>· subagent {interaction.agentId}</span>}
+                    <span>· {new Date(interaction.createdAt).toLocaleTimeString()}</span>
+                  </div>
+                  <PromptCard interaction={interaction} answer={answer(interaction)} />
+                </div>
+              );
+            })
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function NotificationToggle() {
+  const supported = typeof Notification !== 'undefined';
+  const [permission, setPermission] = useState(() => (supported ? Notification.permission : 'denied'));
+  useEffect(() => {
+    if (supported) setPermission(Notification.permission);
+  }, [supported]);
+  if (!supported || permission === 'granted') return null;
+  return (
+    <button
+      type="button"
+      className="btn btn-small"
+      disabled={permission === 'denied'}
+      title={permission === 'denied' ? 'Notifications are blocked in this browser' : undefined}
+      onClick={() => void Notification.requestPermission().then(setPermission)}
+    >
+      <Icon name="bell" /> {permission === 'denied' ? 'Notifications blocked' : 'Notify me'}
+    </button>
+  );
+}

@@ -1,0 +1,105 @@
+import { type PermissionMode, permissionModes, type SessionSummary } from '@outrigger/host-api';
+import { useEffect, useRef, useState } from 'react';
+import { useServices } from './appContext.ts';
+import { useValue } from './hooks.ts';
+
+export const permissionModeLabels: Readonly<Record<PermissionMode, string>> = {
+  default: 'Ask before tools run',
+  acceptEdits: 'Accept file edits',
+  plan: 'Plan first',
+  auto: 'Auto',
+  bypassPermissions: 'Never ask (bypass)',
+};
+
+/** Create a session: where it runs, which model, how it asks. */
+export function NewSessionDialog({
+  onClose,
+  onCreated,
+}: {
+  onClose: () => void;
+  onCreated: (session: SessionSummary) => void;
+}) {
+  const { host } = useServices();
+  const { info } = useValue(host.screen);
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    const element = dialog.current;
+    if (element !== null && !element.open) element.showModal();
+    return () => element?.close();
+  }, []);
+
+  return (
+    <dialog ref={dialog} className="dialog" aria-labelledby="new-session-title" onClose={onClose}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          const data = new FormData(event.currentTarget);
+          const text = (name: string) => String(data.get(name) ?? '').trim();
+          setBusy(true);
+          setError(null);
+          host
+            .createSession({
+              cwd: text('cwd') || (info?.defaultCwd ?? ''),
+              ...(text('model') !== '' && text('model') !== 'default' ? { model: text('model') } : {}),
+              permissionMode: text('permissionMode') as PermissionMode,
+              ...(text('title') !== '' ? { title: text('title') } : {}),
+            })
+            .then(onCreated, (e: unknown) => {
+              setBusy(false);
+              setError(e instanceof Error ? e.message : String(e));
+            });
+        }}
+      >
+        <h2 id="new-session-title">New session</h2>
+        <label className="field">
+          Working directory
+          <input
+            className="input"
+            name="cwd"
+            defaultValue={info?.defaultCwd ?? ''}
+            placeholder={info?.defaultCwd ?? '/path/to/project'}
+            required
+            spellCheck={false}
+          />
+          {info !== null && info.allowRoots.length > 0 && (
+            <span className="small">Allowed under: {info.allowRoots.join(', ')}</span>
+          )}
+        </label>
+        <label className="field">
+          Model
+          <input className="input" name="model" defaultValue="default" spellCheck={false} />
+        </label>
+        <label className="field">
+          Permissions
+          <select className="select" name="permissionMode" defaultValue="default">
+            {permissionModes.map((mode) => (
+              <option key={mode} value={mode}>
+                {permissionModeLabels[mode]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          Name (optional)
+          <input className="input" name="title" maxLength={200} />
+        </label>
+        {error !== null && (
+          <p className="composer-error" role="alert">
+            {error}
+          </p>
+        )}
+        <div className="dialog-actions">
+          <button type="button" className="btn" onClick={() => dialog.current?.close()}>
+            Cancel
+          </button>
+          <button type="submit" className="btn btn-primary" disabled={busy}>
+            {busy ? 'Creating…' : 'Create session'}
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}

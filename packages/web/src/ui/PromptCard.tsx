@@ -1,0 +1,344 @@
+import { type AnswerInteractionBody, type FileChange, HostApiError, type Interaction } from '@outrigger/host-api';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { fileChangeFromInput } from '../data/fileDiff.ts';
+import {
+  approvalAnswer,
+  isAnswered,
+  planAnswer,
+  planOf,
+  type QuestionChoice,
+  questionAnswer,
+  questionsOf,
+} from '../data/questionForm.ts';
+import { toolLabel } from '../data/toolSummary.ts';
+import { Icon } from './Icon.tsx';
+import { Markdown } from './Markdown.tsx';
+
+const DiffView = lazy(() => import('./DiffView.tsx').then((module) => ({ default: module.DiffView })));
+
+export type Answer = (body: AnswerInteractionBody) => Promise<void>;
+
+/** An interaction waiting for the person: the approval, question or plan form that answers it. */
+export function PromptCard({
+  interaction,
+  answer,
+  fileChange = null,
+}: {
+  interaction: Interaction;
+  answer: Answer;
+  /** The change an Edit/Write asks to make: shown as a diff, the raw input one click away. */
+  fileChange?: FileChange | null;
+}) {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = (body: AnswerInteractionBody) => {
+    setBusy(true);
+    setError(null);
+    answer(body).then(
+      () => setBusy(false),
+      (e: unknown) => {
+        setBusy(false);
+        setError(answerErrorText(e));
+      },
+    );
+  };
+  const who = interaction.agentId === null ? 'Claude' : `Subagent ${interaction.agentId}`;
+  return (
+    <section className="prompt" aria-label={`${who} needs you: ${toolLabel(interaction.toolName)}`}>
+      {interaction.kind === 'question' ? (
+        <QuestionForm interaction={interaction} busy={busy} onSubmit={submit} />
+      ) : interaction.kind === 'plan' ? (
+        <PlanForm interaction={interaction} busy={busy} onSubmit={submit} />
+      ) : (
+        <ApprovalForm
+          interaction={interaction}
+          who={who}
+          busy={busy}
+          onSubmit={submit}
+          fileChange={fileChange ?? fileChangeFromInput(interaction.toolName, interaction.input)}
+        />
+      )}
+      {error !== null && (
+        <p className="prompt-error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function answerErrorText(error: unknown): string {
+  if (error instanceof HostApiError) {
+    if (error.code === 'gone') return 'This request can no longer be answered: its turn ended.';
+    if (error.code === 'conflict') return 'A different answer was already given (in another tab?).';
+    return error.message;
+  }
+  if (error instanceof TypeError) return 'The host could not be reached. Your answer was not sent; try again.';
+  return error instanceof Error ? error.message : String(error);
+}
+
+function ApprovalForm({
+  interaction,
+  who,
+  busy,
+  onSubmit,
+  fileChange,
+}: {
+  interaction: Interaction;
+  who: string;
+  busy: boolean;
+  onSubmit: (body: AnswerInteractionBody) => void;
+  fileChange: FileChange | null;
+}) {
+  const [denying, setDenying] = useState(false);
+  const reason = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (denying) reason.current?.focus();
+  }, [denying]);
+  const command = typeof interaction.input.command === 'string' ? interaction.input.command : null;
+  const allowsAlways = interaction.options.some((option) => option.optionId === 'allow_always');
+  return (
+    <>
+      <div className="prompt-title">
+        <Icon name="alert" />
+        <span>
+          {who} wants to use <strong>{toolLabel(interaction.toolName)}</strong>
+        </span>
+      </div>
+      {fileChange !== null ? (
+        <Suspense fallback={<div className="small muted">Loading the diff…</div>}>
+          <DiffView change={fileChange} />
+        </Suspense>
+      ) : (
+        <pre className="mono-block">{command ?? JSON.stringify(interaction.input, null, 2)}</pre>
+      )}
+      {(fileChange !== null || (command !== null && Object.keys(interaction.input).length > 1)) && (
+        <details>
+          <summary className="disclosure">Full input</summary>
+          <pre className="mono-block">{JSON.stringify(interaction.input, null, 2)}</pre>
+        </details>
+      )}
+      {denying ? (
+        <form
+          className="prompt-actions"
+          onSubmit={(event) => {
+            event.preventDefault();
+            onSubmit(approvalAnswer('reject', reason.current?.value ?? ''));
+          }}
+        >
+          <input
+            ref={reason}
+            className="input"
+            style={{ flex: 1, minWidth: 180 }}
+            placeholder="Why not? (optional, Claude sees this)"
+            aria-label="Reason for denying"
+            maxLength={10_000}
+            onKeyDown={(event) => {
+              if (event.key === 'Escape') setDenying(false);
+            }}
+          />
+          <button type="submit" className="btn btn-danger" disabled={busy}>
+            Deny
+          </button>
+          <button type="button" className="btn btn-ghost" onClick={() => setDenying(false)}>
+            Back
+          </button>
+        </form>
+      ) : (
+        <div className="prompt-actions">
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={busy}
+            onClick={() => onSubmit(approvalAnswer('allow'))}
+          >
+            Allow
+          </button>
+          {allowsAlways && (
+            <button
+              type="button"
+              className="btn"
+              disabled={busy}
+              onClick={() => onSubmit(approvalAnswer('allow_always'))}
+            >
+              Allow for this session
+            </button>
+          )}
+          <button type="button" className="btn btn-danger" disabled={busy} onClick={() => setDenying(true)}>
+            Deny…
+          </button>
+        </div>
+      )}
+    </>
+  );
+}
+
+function QuestionForm({
+  interaction,
+  busy,
+  onSubmit,
+}: {
+  interaction: Interaction;
+  busy: boolean;
+  onSubmit: (body: AnswerInteractionBody) => void;
+}) {
+  const questions = questionsOf(interaction);
+  const [choices, setChoices] = useState<Record<string, QuestionChoice>>({});
+  const choiceOf = (id: string): QuestionChoice => choices[id] ?? { selected: [], other: '' };
+  const complete = questions.every((question) => isAnswered(choices[question.id]));
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (complete) onSubmit(questionAnswer(questions, choices));
+      }}
+      style={{ display: 'flex', flexDirection: 'column', gap: 8 }}
+    >
+      <div className="prompt-title">
+        <Icon name="question" />
+        <span>{questions.length === 1 ? 'Claude asks a question' : `Claude asks ${questions.length} questions`}</span>
+      </div>
+      {questions.map((question) => {
+        const choice = choiceOf(question.id);
+        const set = (next: QuestionChoice) => setChoices((all) => ({ ...all, [question.id]: next }));
+        return (
+          <fieldset key={question.id}>
+            <legend>{question.question}</legend>
+            {question.header !== null && <div className="small muted">{question.header}</div>}
+            {question.options.map((option) => {
+              const checked = choice.selected.includes(option.label);
+              return (
+                <label key={option.label} className="option">
+                  <input
+                    type={question.multiSelect ? 'checkbox' : 'radio'}
+                    name={`q-${interaction.requestId}-${question.id}`}
+                    checked={checked}
+                    onChange={() =>
+                      set(
+                        question.multiSelect
+                          ? {
+                              ...choice,
+                              selected: checked
+                                ? choice.selected.filter((label) => label !== option.label)
+                                : [...choice.selected, option.label],
+                            }
+                          : { selected: [option.label], other: '' },
+                      )
+                    }
+                  />
+                  <span>
+                    {option.label}
+                    {option.description !== null && <span className="option-desc">{option.description}</span>}
+                  </span>
+                </label>
+              );
+            })}
+            <label className="option">
+              <span style={{ paddingTop: 5 }}>Other…</span>
+              <input
+                className="input"
+                style={{ flex: 1 }}
+                value={choice.other}
+                aria-label={`Other answer to: ${question.question}`}
+                placeholder="Type your own answer"
+                onChange={(event) =>
+                  set({
+                    selected: question.multiSelect ? choice.selected : [],
+                    other: event.currentTarget.value,
+                  })
+                }
+              />
+            </label>
+          </fieldset>
+        );
+      })}
+      <div className="prompt-actions">
+        <button type="submit" className="btn btn-primary" disabled={busy || !complete}>
+          Send answer
+        </button>
+        <button
+          type="button"
+          className="btn btn-ghost"
+          disabled={busy}
+          onClick={() => onSubmit({ action: 'reject', optionId: 'reject', payload: {} })}
+        >
+          Skip
+        </button>
+      </div>
+    </form>
+  );
+}
+
+const planChoiceLabels: Readonly<Record<string, string>> = {
+  default: 'Go ahead, ask before each tool',
+  acceptEdits: 'Go ahead, accept file edits',
+  auto: 'Go ahead (auto)',
+  bypassPermissions: 'Go ahead, never ask',
+};
+
+function PlanForm({
+  interaction,
+  busy,
+  onSubmit,
+}: {
+  interaction: Interaction;
+  busy: boolean;
+  onSubmit: (body: AnswerInteractionBody) => void;
+}) {
+  const choices = interaction.options.filter(
+    (option) => option.optionId !== 'plan' && !option.kind.startsWith('reject'),
+  );
+  const offered = choices.length > 0 ? choices.map((option) => option.optionId) : ['default', 'acceptEdits'];
+  return (
+    <>
+      <div className="prompt-title">
+        <Icon name="plan" />
+        <span>Claude has a plan and asks to go ahead</span>
+      </div>
+      <div className="plan-body">
+        <Markdown text={planOf(interaction)} streaming={false} />
+      </div>
+      <div className="prompt-actions">
+        {offered.map((optionId, index) => (
+          <button
+            key={optionId}
+            type="button"
+            className={index === 0 ? 'btn btn-primary' : 'btn'}
+            disabled={busy}
+            onClick={() => onSubmit(planAnswer(optionId))}
+          >
+            {planChoiceLabels[optionId] ??
+              interaction.options.find((option) => option.optionId === optionId)?.name ??
+              optionId}
+          </button>
+        ))}
+        <button type="button" className="btn btn-ghost" disabled={busy} onClick={() => onSubmit(planAnswer(null))}>
+          Keep planning
+        </button>
+      </div>
+    </>
+  );
+}
+
+/** One line for an interaction that is over: what was decided, or why it cannot be answered. */
+export function resolvedText(interaction: Interaction): string {
+  if (interaction.status === 'superseded') {
+    const why =
+      interaction.resolution === 'sidecar_exited'
+        ? 'the agent process exited'
+        : interaction.resolution === 'host_restarted'
+          ? 'the host restarted'
+          : 'its turn ended';
+    return `Not answered: ${why}.`;
+  }
+  const answer = interaction.answer;
+  if (answer === null) return 'Answered.';
+  if (interaction.kind === 'question') return answer.action === 'reject' ? 'Question skipped.' : 'Answered.';
+  if (interaction.kind === 'plan')
+    return answer.action === 'reject' ? 'Kept planning.' : `Plan approved (${answer.optionId}).`;
+  if (answer.action === 'reject') {
+    const message = typeof answer.payload.denyMessage === 'string' ? `: ${answer.payload.denyMessage}` : '.';
+    return `Denied${message}`;
+  }
+  return answer.optionId === 'allow_always' ? 'Allowed for this session.' : 'Allowed once.';
+}

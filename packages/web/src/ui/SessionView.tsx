@@ -1,0 +1,308 @@
+import type { Interaction, PostTurnBody } from '@outrigger/host-api';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { displayStatus } from '../data/displayStatus.ts';
+import { formatDuration } from '../data/format.ts';
+import type { OutgoingPrompt } from '../data/outbox.ts';
+import { toolOf } from '../data/sessionReducer.ts';
+import type { SessionViewState } from '../data/sessionState.ts';
+import { SessionStore } from '../data/sessionStore.ts';
+import { timeline } from '../data/timeline.ts';
+import { useServices } from './appContext.ts';
+import { Composer } from './Composer.tsx';
+import { DemoPrompts } from './DemoPrompts.tsx';
+import { useNow, useValue } from './hooks.ts';
+import { Icon } from './Icon.tsx';
+import { navigate, sessionHref } from './route.ts';
+import { SettingsBar } from './SettingsBar.tsx';
+import { StatusBadge } from './StatusBadge.tsx';
+import { BackgroundWork, FilesChanged, TaskPanel } from './TaskPanel.tsx';
+import { Transcript } from './Transcript.tsx';
+import type { TranscriptActions } from './TranscriptItem.tsx';
+
+function useSessionStore(sessionId: string): SessionStore {
+  const { client } = useServices();
+  const store = useMemo(() => new SessionStore(client, sessionId), [client, sessionId]);
+  useEffect(() => {
+    void store.start();
+    const wake = () => {
+      if (document.visibilityState === 'visible') store.reconnectNow();
+    };
+    window.addEventListener('online', wake);
+    document.addEventListener('visibilitychange', wake);
+    return () => {
+      store.stop();
+      window.removeEventListener('online', wake);
+      document.removeEventListener('visibilitychange', wake);
+    };
+  }, [store]);
+  return store;
+}
+
+/** Prompts of this session still on their way, minus those the stream already shows. */
+function unsettled(items: readonly OutgoingPrompt[], view: SessionViewState): OutgoingPrompt[] {
+  const seen = new Set<string>();
+  for (const id of view.order) {
+    const clientMessageId = view.rows[id]?.clientMessageId;
+    if (clientMessageId != null) seen.add(clientMessageId);
+  }
+  for (const queued of view.queuedPrompts) if (queued.clientMessageId !== null) seen.add(queued.clientMessageId);
+  for (const turn of Object.values(view.turns)) if (turn.clientMessageId !== null) seen.add(turn.clientMessageId);
+  return items.filter((item) => item.sessionId === view.sessionId && !seen.has(item.clientMessageId));
+}
+
+export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; onOpenSidebar: () => void }) {
+  const { host, outbox } = useServices();
+  const store = useSessionStore(sessionId);
+  const screen = useValue(store.screen);
+  const hostScreen = useValue(host.screen);
+  const outgoing = useValue(outbox.items);
+  const [panelOpen, setPanelOpen] = useState(false);
+  const [prefill, setPrefill] = useState<{ text: string; nonce: number } | null>(null);
+  const view = screen.view;
+  const session = view.session;
+  const items = useMemo(() => timeline(view), [view]);
+  const pendingSends = useMemo(() => unsettled(outgoing, view), [outgoing, view]);
+
+  // Forget accepted sends once the stream shows them, so the outbox does not grow.
+  useEffect(() => {
+    const shown = outgoing.filter(
+      (item) => item.sessionId === sessionId && item.state === 'accepted' && !pendingSends.includes(item),
+    );
+    for (const item of shown) outbox.forget(item.clientMessageId);
+  }, [outgoing, pendingSends, outbox, sessionId]);
+
+  const answer = useCallback(
+    (interaction: Interaction) => async (body: Parameters<SessionStore['answer']>[1]) => {
+      await store.answer(interaction, body);
+      host.interactionClosed(interaction.requestId);
+    },
+    [store, host],
+  );
+  const actions = useMemo<TranscriptActions>(
+    () => ({
+      answer,
+      fullResult: (toolUseId) => store.fullToolResult(toolUseId),
+      fork: async (turnId) => {
+        const forked = await host.fork(sessionId, turnId);
+        navigate(sessionHref(forked.id));
+      },
+      timedOutAfter: (toolUseId) => store.view.toolTimeouts[toolUseId],
+    }),
+    [answer, store, host, sessionId],
+  );
+  const taskActions = useMemo(
+    () => ({
+      add: (title: string) => store.addTask(title),
+      update: (taskId: string, change: { title?: string; status?: 'pending' | 'in_progress' | 'completed' }) =>
+        store.updateTask(taskId, change),
+      remove: (taskId: string) => store.deleteTask(taskId),
+    }),
+    [store],
+  );
+  const changedFiles = useMemo(() => {
+    const paths = new Set<string>();
+    for (const id of view.order) {
+      const change = toolOf(view.rows[id])?.fileChange;
+      if (change != null) paths.add(change.path);
+    }
+    return [...paths];
+  }, [view.order, view.rows]);
+
+  const runningTurn = session?.runningTurnId == null ? undefined : view.turns[session.runningTurnId];
+  const now = useNow(runningTurn !== undefined);
+  const connectionDown = screen.connection === 'disconnected' || screen.connection === 'unauthorized';
+
+  if (screen.loadError !== null && session === null)
+    return (
+      <div className="empty" role="alert">
+        <h2>This session could not be opened</h2>
+        <p>{screen.loadError}</p>
+        <button type="button" className="btn" onClick={() => window.location.reload()}>
+          <Icon name="refresh" /> Try again
+        </button>
+      </div>
+    );
+  if (session === null)
+    return (
+      <div className="empty" aria-busy="true">
+        <p>Loading the session…</p>
+      </div>
+    );
+
+  const status = displayStatus(session.status, screen.connection);
+  const isDemo = hostScreen.info?.modelBackend === 'demo';
+  const stall = runningTurn === undefined ? undefined : view.stalls[runningTurn.id];
+  const sendPrompt = (prompt: string) => {
+    const body: Omit<PostTurnBody, 'clientMessageId'> = { prompt };
+    void outbox.send(sessionId, body);
+  };
+
+  return (
+    <div className="session-layout">
+      <section className="conversation" aria-label={`Session ${session.title}`}>
+        <header className="topbar">
+          <button
+            type="button"
+            className="icon-btn menu-toggle"
+            aria-label="Open the session list"
+            onClick={onOpenSidebar}
+          >
+            <Icon name="menu" />
+          </button>
+          <div className="topbar-title">
+            <h1>{session.title}</h1>
+            <span className="cwd" title={session.cwd}>
+              {session.cwd}
+            </span>
+          </div>
+          <StatusBadge
+            status={status}
+            title={
+              status === 'failed'
+                ? session.lastError?.message
+                : status === 'disconnected'
+                  ? 'The live stream is down; reconnecting'
+                  : undefined
+            }
+            runningSinceMs={runningTurn?.startedAt ?? null}
+            now={now}
+          />
+          <button
+            type="button"
+            className="icon-btn panel-toggle"
+            aria-label="Show tasks and changes"
+            aria-expanded={panelOpen}
+            onClick={() => setPanelOpen((open) => !open)}
+          >
+            <Icon name="panel" />
+          </button>
+        </header>
+        <SettingsBar session={session} update={(body) => store.updateSettings(body)} />
+        {connectionDown && (
+          <div className="banner warn" role="status">
+            <Icon name="alert" />
+            <span className="grow">
+              {screen.connection === 'unauthorized'
+                ? 'The host no longer accepts this browser. Open the link with the token that `npm start` printed.'
+                : 'Disconnected from the host: no heartbeat for 45 s. Reconnecting; nothing is lost, missed events are replayed.'}
+            </span>
+            <button type="button" className="btn btn-small" onClick={() => store.reconnectNow()}>
+              Reconnect now
+            </button>
+          </div>
+        )}
+        {session.status === 'failed' && session.lastError !== null && (
+          <div className="banner" role="alert">
+            <Icon name="alert" />
+            <span className="grow">
+              <strong>The last turn failed:</strong> {session.lastError.message}
+            </span>
+          </div>
+        )}
+        {view.notices.map((notice) => (
+          <div key={notice.seq} className="banner" role="alert">
+            <Icon name="alert" />
+            <span className="grow">{notice.message}</span>
+            <button
+              type="button"
+              className="icon-btn"
+              aria-label="Dismiss"
+              onClick={() => store.dispatch({ type: 'noticeDismissed', seq: notice.seq })}
+            >
+              <Icon name="close" />
+            </button>
+          </div>
+        ))}
+        <Transcript
+          items={items}
+          actions={actions}
+          hasOlder={view.hasOlder}
+          loadingOlder={screen.loadingOlder}
+          onLoadOlder={() => store.loadOlder()}
+          empty={
+            pendingSends.length === 0 ? (
+              <div className="empty">
+                <h2>{isDemo ? 'Try the demo model' : 'Start the conversation'}</h2>
+                {isDemo ? (
+                  <>
+                    <p>No API key was found, so a scripted offline model answers. Each prompt shows a feature:</p>
+                    <DemoPrompts onPick={sendPrompt} disabled={session.closed} />
+                  </>
+                ) : (
+                  <p>Claude works in {session.cwd}. Ask it to do something.</p>
+                )}
+              </div>
+            ) : null
+          }
+          after={
+            <div className="column" style={{ paddingBottom: 16 }}>
+              {pendingSends.map((item) => (
+                <PendingBubble
+                  key={item.clientMessageId}
+                  item={item}
+                  onRetry={() => void outbox.retry(item.clientMessageId)}
+                  onEdit={() => {
+                    outbox.forget(item.clientMessageId);
+                    setPrefill({ text: item.body.prompt, nonce: Date.now() });
+                  }}
+                />
+              ))}
+              {runningTurn !== undefined && (
+                <div className="small muted" role="status" style={{ padding: '6px 0' }}>
+                  {stall !== undefined
+                    ? `The model has been silent for ${formatDuration(stall)}…`
+                    : Object.values(view.interactions).some((interaction) => interaction.status === 'pending')
+                      ? 'Waiting for your answer above.'
+                      : 'Claude is working…'}
+                </div>
+              )}
+            </div>
+          }
+        />
+        <Composer
+          key={sessionId}
+          sessionId={sessionId}
+          busyTurnId={session.runningTurnId}
+          queued={view.queuedPrompts}
+          closed={session.closed}
+          disconnected={connectionDown}
+          cancel={(turnId) => store.cancel(turnId)}
+          prefill={prefill}
+        />
+      </section>
+      <aside className="side-panel" data-open={panelOpen} aria-label="Tasks and changes">
+        <div className="panel-section panel-close">
+          <button type="button" className="icon-btn" aria-label="Close the panel" onClick={() => setPanelOpen(false)}>
+            <Icon name="close" />
+          </button>
+        </div>
+        <TaskPanel tasks={view.tasks} actions={taskActions} />
+        <BackgroundWork tasks={view.backgroundTasks} />
+        <FilesChanged paths={changedFiles} />
+      </aside>
+    </div>
+  );
+}
+
+function PendingBubble({ item, onRetry, onEdit }: { item: OutgoingPrompt; onRetry: () => void; onEdit: () => void }) {
+  return (
+    <div className="msg-user" style={{ flexDirection: 'column', alignItems: 'flex-end', padding: '6px 0' }}>
+      <div className="bubble pending">{item.body.prompt}</div>
+      {item.state === 'failed' ? (
+        <div className="bubble-meta error" role="alert">
+          Not sent: {item.error}{' '}
+          <button type="button" className="btn btn-small" onClick={onRetry}>
+            Retry
+          </button>{' '}
+          <button type="button" className="btn btn-small" onClick={onEdit}>
+            Edit
+          </button>
+        </div>
+      ) : (
+        <div className="bubble-meta">
+          {item.state === 'waiting' ? `${item.error ?? 'Retrying'}` : item.state === 'accepted' ? 'Sent' : 'Sending…'}
+        </div>
+      )}
+    </div>
+  );
+}

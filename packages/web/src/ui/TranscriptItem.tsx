@@ -1,0 +1,176 @@
+import type { ContentBlock, MessageView } from '@outrigger/host-api';
+import { memo, useState } from 'react';
+import { formatCost, formatDuration, formatTokens } from '../data/format.ts';
+import type { TurnState } from '../data/sessionState.ts';
+import type { TimelineItem } from '../data/timeline.ts';
+import { useNow } from './hooks.ts';
+import { Icon } from './Icon.tsx';
+import { Markdown } from './Markdown.tsx';
+import { type Answer, PromptCard } from './PromptCard.tsx';
+import { ToolCard, type ToolCardActions } from './ToolCard.tsx';
+
+export interface TranscriptActions extends ToolCardActions {
+  fork(turnId: string): Promise<void>;
+  timedOutAfter(toolUseId: string): number | undefined;
+}
+
+/** One row of the transcript, by kind. */
+export const TranscriptItem = memo(function TranscriptItem({
+  item,
+  actions,
+}: {
+  item: TimelineItem;
+  actions: TranscriptActions;
+}) {
+  switch (item.kind) {
+    case 'user':
+      return <UserMessage row={item.row} />;
+    case 'text':
+      return <AssistantText row={item.row} />;
+    case 'thinking':
+      return <Thinking row={item.row} />;
+    case 'notice':
+      return <Notice row={item.row} />;
+    case 'tool':
+      return <ToolCard node={item.node} actions={actions} timedOutAfter={actions.timedOutAfter} />;
+    case 'prompt':
+      return <PromptCard interaction={item.interaction} answer={actions.answer(item.interaction) as Answer} />;
+    case 'footer':
+      return <TurnFooter turn={item.turn} fork={actions.fork} />;
+  }
+});
+
+type ImageBlock = Extract<ContentBlock, { type: 'image' }>;
+
+function textOf(row: MessageView): string {
+  return row.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+}
+
+function UserMessage({ row }: { row: MessageView }) {
+  const images = row.content.filter((block): block is ImageBlock => block.type === 'image');
+  return (
+    <div className="msg-user">
+      <div className="bubble">
+        {row.steer && (
+          <span className="tag" style={{ marginRight: 6 }}>
+            steered
+          </span>
+        )}
+        {textOf(row)}
+        {images.length > 0 && (
+          <div className="images">
+            {images.map((image) => (
+              <img
+                key={image.attachmentId}
+                src={`/api/attachments/${encodeURIComponent(image.attachmentId)}`}
+                alt="Attached"
+                loading="lazy"
+              />
+            ))}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function AssistantText({ row }: { row: MessageView }) {
+  return (
+    <div>
+      <Markdown text={textOf(row)} streaming={row.status === 'streaming'} />
+      {row.status === 'interrupted' && (
+        <div className="interrupted-note">
+          <Icon name="alert" /> Cut off: this answer was interrupted before it finished.
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Thinking({ row }: { row: MessageView }) {
+  const block = row.content[0];
+  const text = block?.type === 'thinking' ? block.thinking : '';
+  const streaming = row.status === 'streaming';
+  const now = useNow(streaming);
+  const seconds = Math.max(1, Math.round(((streaming ? now : row.updatedAt) - row.createdAt) / 1000));
+  return (
+    <details className="thinking">
+      <summary>
+        <Icon name="brain" />
+        {streaming ? `Thinking… ${seconds} s` : `Thought for ${seconds} s`}
+        {row.status === 'interrupted' && ' (interrupted)'}
+      </summary>
+      <div className="thinking-body">{text}</div>
+    </details>
+  );
+}
+
+function Notice({ row }: { row: MessageView }) {
+  return (
+    <div className={`notice${row.noticeKind === 'error' ? ' error' : ''}`} role="note">
+      {textOf(row)}
+    </div>
+  );
+}
+
+export function turnOutcomeText(turn: TurnState): string {
+  switch (turn.status) {
+    case 'completed':
+      return 'Completed';
+    case 'canceled':
+      return turn.cancelDisposition === 'pre_accept' ? 'Stopped by you before it started' : 'Stopped by you';
+    case 'failed':
+      return `Failed: ${turn.error?.message ?? 'unknown error'}`;
+    case 'interrupted':
+      return `Interrupted: ${turn.error?.message ?? 'the host stopped while it ran'}`;
+    default:
+      return turn.status;
+  }
+}
+
+/** What to do after a failure, when the error says. */
+function nextStep(turn: TurnState): string | null {
+  const code = turn.error?.code ?? '';
+  if (code === 'authentication_failed' || turn.error?.apiErrorStatus === 401)
+    return 'Set ANTHROPIC_API_KEY (or log in to Claude Code) and restart Outrigger.';
+  if (code === 'stream_stalled') return 'The model stopped answering; send the prompt again.';
+  if (code === 'sidecar_exited' || code === 'host_restarted') return 'Send a new prompt; the session resumes.';
+  if (turn.error?.apiErrorStatus === 429) return 'The API is rate-limiting; wait a moment and try again.';
+  return null;
+}
+
+function TurnFooter({ turn, fork }: { turn: TurnState; fork: (turnId: string) => Promise<void> }) {
+  const [forking, setForking] = useState(false);
+  const duration =
+    turn.durationMs ?? (turn.startedAt !== null && turn.endedAt !== null ? turn.endedAt - turn.startedAt : null);
+  const tokensIn = turn.usage?.inputTokens;
+  const tokensOut = turn.usage?.outputTokens;
+  const cost = formatCost(turn.usage?.costUsd ?? null);
+  const step = turn.status === 'failed' || turn.status === 'interrupted' ? nextStep(turn) : null;
+  return (
+    <div className="turn-footer">
+      <span className={`outcome ${turn.status}`}>{turnOutcomeText(turn)}</span>
+      {step !== null && <span>{step}</span>}
+      {duration !== null && <span>{formatDuration(duration)}</span>}
+      {tokensIn != null && tokensOut != null && (
+        <span>
+          {formatTokens(tokensIn)} in · {formatTokens(tokensOut)} out
+        </span>
+      )}
+      {cost !== null && <span>{cost}</span>}
+      <span className="spacer" />
+      <button
+        type="button"
+        className="btn btn-ghost btn-small"
+        disabled={forking}
+        onClick={() => {
+          setForking(true);
+          fork(turn.id).finally(() => setForking(false));
+        }}
+        aria-label="Fork a new session from this turn"
+      >
+        <Icon name="fork" /> {forking ? 'Forking…' : 'Fork from here'}
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,79 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { buildWeb } from '../../scripts/build.ts';
+import { distDir } from '../../scripts/buildState.ts';
+import { type FixtureHost, startFixtureHost } from '../fixtureHost/fixtureHost.ts';
+import { launchChromium } from './chromium.ts';
+
+export const outputDir = fileURLToPath(new URL('../../test-output/', import.meta.url));
+
+export interface UiHarness {
+  host: FixtureHost;
+  browser: Browser;
+  /** A fresh browser context (its own cookies and localStorage) on the UI. */
+  open(options?: { width?: number; height?: number; colorScheme?: 'light' | 'dark'; hash?: string }): Promise<{
+    context: BrowserContext;
+    page: Page;
+  }>;
+  createSession(title: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The built UI served by the fixture host, in Debian's Chromium. */
+export async function startUiHarness(options: { speed?: number } = {}): Promise<UiHarness> {
+  await buildWeb({ quiet: true });
+  mkdirSync(outputDir, { recursive: true });
+  const host = await startFixtureHost({ distDir, speed: options.speed ?? 0.2 });
+  const browser = await launchChromium();
+  return {
+    host,
+    browser,
+    async open({ width = 1280, height = 860, colorScheme = 'light', hash = '' } = {}) {
+      const context = await browser.newContext({ viewport: { width, height }, colorScheme });
+      const page = await context.newPage();
+      page.on('pageerror', (error) => process.stderr.write(`page error: ${error.message}\n`));
+      await page.goto(`${host.url}/${hash}`);
+      await page.waitForSelector('.app');
+      return { context, page };
+    },
+    async createSession(title) {
+      const response = await fetch(`${host.url}/api/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ cwd: '/work/project', title }),
+      });
+      return ((await response.json()) as { id: string }).id;
+    },
+    async close() {
+      await browser.close();
+      await host.close();
+    },
+  };
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** Runs axe-core in the page; returns the serious and critical violations. */
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  await page.addScriptTag({ content: axeSource });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const result = await axe.run(document);
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target })),
+    }));
+  });
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+}
