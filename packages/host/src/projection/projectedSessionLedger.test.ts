@@ -245,6 +245,32 @@ test('user tasks are created after the others, edited and deleted; SDK and forei
   await store.close();
 });
 
+test('every user task change publishes tasks_changed with the session’s tasks after it; a refused one publishes nothing', async () => {
+  const { store, hub, ledger } = await setup();
+  await runTurn(ledger, 't1');
+  await store.syncSdkTasks('s1', 't1', [{ content: 'plan', status: 'in_progress' }], 1);
+  const stream = hub.openSessionStream('s1', await store.lastSessionSeq('s1'));
+  const seen: SessionEvent[] = [];
+  const reading = (async () => {
+    for await (const item of stream) {
+      seen.push(item);
+      if (seen.length === 3) break;
+    }
+  })();
+  const task = await ledger.createUserTask({ title: 'mine' });
+  const edited = await ledger.updateUserTask(task.id, { status: 'completed' });
+  store.failWrite(1);
+  await assert.rejects(ledger.updateUserTask(task.id, { title: 'lost' }), StoreError);
+  await ledger.deleteUserTask(task.id);
+  await reading;
+  const lists = seen.map((item) => (item.type === 'tasks_changed' ? item.data.tasks : item.type));
+  const plan = await store.getTask('sdk-s1-0');
+  assert.deepEqual(lists, [[plan, task], [plan, edited], [plan]], 'SDK plan first, then the user task as changed');
+  assert.deepEqual(seen, await store.readSessionEvents('s1', seen[0]!.data.seq - 1, 10), 'published = stored');
+  hub.shutdown();
+  await store.close();
+});
+
 test('events that arrived together apply in one go exactly as one by one', async () => {
   const lines = readFixture('agent');
   const one = await replayFixture(lines);

@@ -198,7 +198,7 @@ export class ProjectedSessionLedger {
       created_at: now,
       updated_at: now,
     };
-    await this.#deps.committer.commit({ tasks: [task] });
+    await this.#deps.committer.commit({ tasks: [task], tasksChanged: { sessionId: this.sessionId } });
     return task;
   }
 
@@ -212,13 +212,13 @@ export class ProjectedSessionLedger {
       ...(patch.sort_order === undefined ? {} : { sort_order: patch.sort_order }),
       updated_at: this.#now(),
     };
-    await this.#deps.committer.commit({ tasks: [updated] });
+    await this.#deps.committer.commit({ tasks: [updated], tasksChanged: { sessionId: this.sessionId } });
     return updated;
   }
 
   async deleteUserTask(taskId: string): Promise<void> {
     await this.#userTask(taskId);
-    await this.#deps.committer.commit({ deleteTaskIds: [taskId] });
+    await this.#deps.committer.commit({ deleteTaskIds: [taskId], tasksChanged: { sessionId: this.sessionId } });
   }
 
   // ─── internals ───────────────────────────────────────────────────────────────────────────────
@@ -376,6 +376,7 @@ export function newSessionRecord(init: NewSessionInit, now: number): SessionReco
     status: 'idle',
     needsInputCount: 0,
     runningTurnId: null,
+    runningTurnStartedAt: null,
     lastError: null,
     settings: { ...init.settings },
     effectiveModel: null,

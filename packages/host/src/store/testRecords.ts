@@ -15,6 +15,7 @@ export function testSession(id: string, overrides: Partial<SessionRecord> = {}):
     status: 'idle',
     needsInputCount: 0,
     runningTurnId: null,
+    runningTurnStartedAt: null,
     lastError: null,
     settings: { model: 'default', permissionMode: 'default', planMode: false, effort: null },
     effectiveModel: null,
