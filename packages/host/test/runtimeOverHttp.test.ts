@@ -344,6 +344,15 @@ test('fork at the first turn: a new session with the transcript up to it, which 
     });
     forkId = fork.id;
     assert.deepEqual(fork.session.forkedFrom, { sessionId, turnId: one.turnId });
+    const [sourceDetail, forkDetail] = await Promise.all(
+      [sessionId, forkId].map(async (id) => (await testHost.client.call('getSession', { params: { id } })).session),
+    );
+    assert.ok(sourceDetail!.configOptions.length > 0);
+    assert.deepEqual(
+      forkDetail!.configOptions,
+      sourceDetail!.configOptions,
+      'its settings bar is whole before it runs',
+    );
     const page = await testHost.client.call('listMessages', { params: { id: forkId } });
     assert.deepEqual(
       page.messages.map((message) => [message.turnId, message.role]),

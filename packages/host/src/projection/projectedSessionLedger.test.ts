@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SessionEvent } from '@outrigger/host-api';
-import type { SidecarEvent } from '@outrigger/protocol';
+import type { ConfigOption, SidecarEvent } from '@outrigger/protocol';
 import { readFixture, replayFixture } from '../../test/fixtures/fixtureReplay.ts';
 import { CommitPublisher } from '../events/commitPublisher.ts';
 import { EventHub } from '../events/eventHub.ts';
@@ -178,6 +178,14 @@ test('a queued turn with images starts with their stored sizes on its prompt row
   await store.close();
 });
 
+const modelOption: ConfigOption = {
+  id: 'model',
+  name: 'Model',
+  type: 'select',
+  currentValue: 'default',
+  options: [{ value: 'default', name: 'Default' }],
+};
+
 test('a fork copies the transcript through the turn and rebinds the copied turns to the child', async () => {
   const { store, ledgers, ledger } = await setup();
   await runTurn(ledger, 't1', 'one');
@@ -195,7 +203,9 @@ test('a fork copies the transcript through the turn and rebinds the copied turns
       { providerTurnId: 'child-p2', checkpointMessageId: 'child-c2' },
     ],
     resumeCursor: { kind: 'claude-agent-sdk', version: 1, resume: 'child-prov', turnCount: 2 },
+    configOptions: [modelOption],
   });
+  assert.deepEqual((await store.getSession('child'))?.configOptions, [modelOption], 'the source’s choices at once');
   assert.deepEqual(
     (await store.listTurns('child')).map((turn) => [
       turn.id,

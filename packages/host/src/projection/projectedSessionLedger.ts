@@ -9,7 +9,7 @@ import type {
   Task,
   TurnError,
 } from '@outrigger/host-api';
-import type { ProviderTurnBinding, ResumeCursor, SidecarEvent } from '@outrigger/protocol';
+import type { ConfigOption, ProviderTurnBinding, ResumeCursor, SidecarEvent } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
 import type { CommitResult, HostStoreReader, WriteUnit } from '../store/hostStore.ts';
 import type { SessionRecord, TurnRecord } from '../store/records.ts';
@@ -302,6 +302,11 @@ export interface NewForkInit extends NewSessionInit {
   readonly forkedFrom: { readonly sessionId: string; readonly turnId: string };
   readonly bindings: readonly ProviderTurnBinding[];
   readonly resumeCursor: ResumeCursor;
+  /**
+   * The source's settings choices (model list, …) until the fork's own start reports its own: the fork
+   * runs in the same directory with the same Claude Code, and its settings bar is whole at once.
+   */
+  readonly configOptions?: readonly ConfigOption[];
 }
 
 /** The runtime's `SessionLedgers`: where each session's ledger comes from. */
@@ -349,6 +354,7 @@ export class ProjectedSessionLedgers {
       ...newSessionRecord(init, now),
       forkedFrom: { ...init.forkedFrom },
       resumeCursor: init.resumeCursor,
+      configOptions: [...(init.configOptions ?? [])],
     };
     await this.#deps.committer.commit(
       SessionProjector.createUnit(session, { throughTurnId: through.id, reboundTurns }).unit,

@@ -254,6 +254,7 @@ export class SessionManager implements HostService {
         resume: fork.providerSessionId,
         turnCount: fork.targetProviderTurnBindings.length,
       },
+      configOptions: source.configOptions,
     });
     this.#register(ledger, undefined);
     return { id, providerSessionId: fork.providerSessionId, session: this.#options.views.summary(ledger.session) };
