@@ -283,6 +283,25 @@ describe('the UI against the real host', { skip: hostMissing }, () => {
     await finish(opened, 'two-tabs');
   });
 
+  test('three tabs of one host all answer: the browser’s six connections are shared, not used up', async () => {
+    const opened = await openSession('Three tabs');
+    const tabs = [opened.page];
+    for (let i = 0; i < 2; i += 1) {
+      const tab = await opened.context.newPage();
+      await tab.goto(`${host.host.baseUrl}/#/s/${opened.id}`);
+      await tab.getByRole('heading', { level: 1, name: 'Three tabs', exact: true }).waitFor();
+      tabs.push(tab);
+    }
+    // Each tab used to hold two streams: the third left no connection, so this send never went out.
+    await send(tabs[2]!, 'run a command');
+    for (const tab of tabs) await tab.getByRole('button', { name: 'Allow', exact: true }).waitFor({ timeout: 60_000 });
+    await tabs[1]!.getByRole('button', { name: 'Allow', exact: true }).click();
+    for (const tab of tabs) await tab.getByText('Allowed once.').waitFor({ timeout: 30_000 });
+    await completed(tabs[0]!);
+    for (const tab of tabs.slice(1)) await tab.close();
+    await finish(opened, 'three-tabs');
+  });
+
   test('an Edit is shown as a diff, before and after it ran', async () => {
     const opened = await openSession('Edit');
     const { page } = opened;
