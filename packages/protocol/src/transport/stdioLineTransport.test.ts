@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { within } from '../testing/within.ts';
+import type { LineTransportEnd } from './lineTransport.ts';
 import { createStdioLineTransport } from './stdioLineTransport.ts';
 
 test('reads lines from input, reports oversized ones, and closes when input ends', async () => {
@@ -11,7 +12,7 @@ test('reads lines from input, reports oversized ones, and closes when input ends
   const output = new PassThrough();
   const lines: string[] = [];
   const oversized: number[] = [];
-  const { promise: closed, resolve } = Promise.withResolvers<void>();
+  const { promise: closed, resolve } = Promise.withResolvers<LineTransportEnd>();
   createStdioLineTransport({ input, output, maxLineBytes: 16 }).start({
     onLine: (line) => lines.push(line),
     onOversizedLine: (bytes) => oversized.push(bytes),
@@ -19,7 +20,7 @@ test('reads lines from input, reports oversized ones, and closes when input ends
   });
   input.write('{"a":1}\r\n{"too":"long for the limit"}\n{"b"');
   input.end(':2}');
-  await within(closed, 'the transport to close at end of input');
+  assert.deepEqual(await within(closed, 'the transport to close at end of input'), { kind: 'input_ended' });
   assert.deepEqual(lines, ['{"a":1}', '{"b":2}']);
   assert.deepEqual(oversized, [Buffer.byteLength('{"too":"long for the limit"}')]);
 });
@@ -56,7 +57,7 @@ test('over real process stdio: echoes lines, flushes, and lets the process exit 
   try {
     const received: string[] = [];
     const host = createStdioLineTransport({ input: child.stdout, output: child.stdin });
-    const { promise: closed, resolve } = Promise.withResolvers<void>();
+    const { promise: closed, resolve } = Promise.withResolvers<LineTransportEnd>();
     host.start({ onLine: (line) => received.push(line), onClose: resolve });
     host.send('one');
     host.send('zwei ✓');
@@ -65,6 +66,41 @@ test('over real process stdio: echoes lines, flushes, and lets the process exit 
     await within(closed, 'the host transport to close');
     assert.equal(code, 0);
     assert.deepEqual(received, ['echo:one', 'echo:zwei ✓']);
+  } finally {
+    child.kill();
+  }
+});
+
+test('a write nobody reads closes the transport with the failure instead of throwing EPIPE', async () => {
+  // The child closes its stdin and stays alive: the pipe has no reader, so writing to it fails with EPIPE.
+  const child = spawn('sh', ['-c', 'exec 0<&-; echo ready; exec sleep 30'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  try {
+    const transport = createStdioLineTransport({ input: child.stdout, output: child.stdin });
+    const lines: string[] = [];
+    const ends: LineTransportEnd[] = [];
+    const { promise: ready, resolve: onReady } = Promise.withResolvers<void>();
+    const { promise: closed, resolve: onClosed } = Promise.withResolvers<void>();
+    transport.start({
+      onLine: (line) => {
+        lines.push(line);
+        onReady();
+      },
+      onClose: (end) => {
+        ends.push(end);
+        onClosed();
+      },
+    });
+    await within(ready, 'the child to close its stdin');
+    transport.send('{"version":10,"type":"exec"}');
+    await within(closed, 'the transport to close with the write failure');
+    assert.equal(ends.length, 1);
+    const [end] = ends;
+    assert.equal(end?.kind, 'failed');
+    assert.equal(end?.kind === 'failed' ? end.stream : undefined, 'output');
+    assert.match(end?.kind === 'failed' ? end.error.message : '', /EPIPE/);
+    transport.send('after the failure is dropped');
+    await within(transport.close(), 'close after the failure');
+    assert.equal(ends.length, 1, 'closed once');
   } finally {
     child.kill();
   }
