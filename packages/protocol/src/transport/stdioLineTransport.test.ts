@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { test } from 'node:test';
 import { within } from '../testing/within.ts';
 import type { LineTransportEnd } from './lineTransport.ts';
@@ -104,4 +104,30 @@ test('a write nobody reads closes the transport with the failure instead of thro
   } finally {
     child.kill();
   }
+});
+
+test('coalesceWrites writes the lines of one event-loop turn with one write, in order, and close writes the rest', async () => {
+  const writes: string[] = [];
+  const output = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      writes.push(chunk.toString('utf8'));
+      callback();
+    },
+  });
+  const transport = createStdioLineTransport({ input: new PassThrough(), output, coalesceWrites: true });
+  transport.start({ onLine: () => {}, onClose: () => {} });
+  transport.send('one');
+  transport.send('two');
+  await Promise.resolve();
+  transport.send('three');
+  assert.deepEqual(writes, [], 'nothing is written before the turn ends');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(writes, ['one\ntwo\nthree\n']);
+  transport.send('four');
+  transport.send('five');
+  await within(transport.close(), 'close');
+  assert.deepEqual(writes, ['one\ntwo\nthree\n', 'four\nfive\n'], 'close writes what was collected, then ends');
+  transport.send('after close');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(writes.length, 2);
 });

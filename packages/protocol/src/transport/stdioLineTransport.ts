@@ -9,6 +9,13 @@ export type StdioLineTransportOptions = {
   /** Lines to write: the sidecar's stdout, or a child sidecar's stdin. */
   output: Writable;
   maxLineBytes?: number;
+  /**
+   * Collects the lines sent during one turn of the event loop and writes them with one write, after the
+   * I/O callbacks of that turn (`setImmediate`). Each write to a pipe wakes its reader, so a burst of events
+   * written one by one makes the reader's process and ours change places on the CPU once per line. Same
+   * bytes, same order; `close()` writes what is collected first.
+   */
+  coalesceWrites?: boolean;
 };
 
 /**
@@ -24,6 +31,20 @@ export function createStdioLineTransport(options: StdioLineTransportOptions): Li
   let outputFailed = false;
   let closeNotified = false;
   let splitter: LineSplitter | undefined;
+  let collected: string[] = [];
+  let flushScheduled = false;
+
+  const write = (text: string) => {
+    if (outputFailed || output.writableEnded || output.destroyed) return;
+    output.write(text);
+  };
+  const flushCollected = () => {
+    flushScheduled = false;
+    if (collected.length === 0) return;
+    const text = collected.join('');
+    collected = [];
+    write(text);
+  };
 
   const notifyClose = (end: LineTransportEnd) => {
     if (closeNotified) return;
@@ -70,11 +91,20 @@ export function createStdioLineTransport(options: StdioLineTransportOptions): Li
       input.on('error', onInputError);
     },
     send(line) {
-      if (closed || output.writableEnded || output.destroyed) return;
-      output.write(`${line}\n`);
+      if (closed) return;
+      if (!options.coalesceWrites) {
+        write(`${line}\n`);
+        return;
+      }
+      collected.push(`${line}\n`);
+      if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flushCollected);
+      }
     },
     async close() {
       if (closed) return;
+      flushCollected();
       closed = true;
       detach();
       input.pause();
