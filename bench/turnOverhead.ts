@@ -60,6 +60,9 @@ export async function measureTurnOverhead(
   const msPerTurn = (variant: keyof typeof rounds) => median(rounds[variant].map(mean));
   const roundRatios = (raw: RawVariant) =>
     rounds.sidecar.map((times, round) => mean(times) / mean(rounds[raw][round] as Round));
+  /** What the sidecar adds to each turn of a round, in milliseconds: the ratio's numerator minus its denominator. */
+  const roundAddedMs = (raw: RawVariant) =>
+    rounds.sidecar.map((times, round) => mean(times) - mean(rounds[raw][round] as Round));
   const details = {
     turns: options.turns,
     rounds: options.rounds,
@@ -77,6 +80,14 @@ export async function measureTurnOverhead(
       sameOptions: roundRatios('equivalent').map((ratio) => rounded(ratio)),
       minimalOptions: roundRatios('minimal').map((ratio) => rounded(ratio)),
     },
+    addedMsPerTurn: {
+      sameOptions: rounded(median(roundAddedMs('equivalent')), 2),
+      minimalOptions: rounded(median(roundAddedMs('minimal')), 2),
+    },
+    perRoundAddedMs: {
+      sameOptions: roundAddedMs('equivalent').map((ms) => rounded(ms, 2)),
+      minimalOptions: roundAddedMs('minimal').map((ms) => rounded(ms, 2)),
+    },
     medianTurnMs: {
       rawMinimal: rounded(median(rounds.minimal.flat()), 1),
       rawEquivalent: rounded(median(rounds.equivalent.flat()), 1),
@@ -93,12 +104,27 @@ export async function measureTurnOverhead(
       details,
     }),
     measuredFigure({
+      id: 'turn_overhead_added_ms',
+      title: `${options.turns}-turn wall time, what the sidecar adds per turn over raw query() with the same options`,
+      value: details.addedMsPerTurn.sameOptions,
+      unit: 'ms',
+      target: null,
+      details: {
+        perRoundAddedMs: details.perRoundAddedMs.sameOptions,
+        note: 'median over rounds of (sidecar mean turn time − raw mean turn time) of the same round',
+      },
+    }),
+    measuredFigure({
       id: 'turn_overhead_ratio_minimal',
       title: `${options.turns}-turn wall time, sidecar / raw query() with minimal options`,
       value: rounded(median(roundRatios('minimal'))),
       unit: '×',
       target: null,
-      details: { msPerTurn: details.msPerTurn, perRoundRatio: details.perRoundRatio.minimalOptions },
+      details: {
+        msPerTurn: details.msPerTurn,
+        perRoundRatio: details.perRoundRatio.minimalOptions,
+        addedMsPerTurn: details.addedMsPerTurn.minimalOptions,
+      },
     }),
   ];
 }
