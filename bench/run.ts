@@ -16,7 +16,7 @@ const RESULTS_PATH = fileURLToPath(new URL('./results/latest.json', import.meta.
 const { values } = parseArgs({
   options: {
     turns: { type: 'string', default: '20' },
-    rounds: { type: 'string', default: '6' },
+    rounds: { type: 'string', default: '30' },
     cancels: { type: 'string', default: '10' },
     starts: { type: 'string', default: '5' },
     only: { type: 'string', multiple: true },
@@ -52,7 +52,7 @@ if (runs('cold_start')) {
 }
 
 const model = await openBenchModel();
-let unmatchedRequests: number;
+let unmatchedRequests = 0;
 try {
   if (runs('startup')) {
     progress('sidecar start time and idle RSS (1 and 3 sessions, baseline breakdown)');
@@ -66,9 +66,8 @@ try {
     progress(`cancel latency over ${cancels} cancels`);
     figures.push(await measureCancelLatency(model, cancels));
   }
-  unmatchedRequests = model.mock.unmatched.length;
 } finally {
-  await model.close();
+  unmatchedRequests = await model.close();
 }
 
 const report = {
