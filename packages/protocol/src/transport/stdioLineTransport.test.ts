@@ -131,3 +131,22 @@ test('coalesceWrites writes the lines of one event-loop turn with one write, in 
   await new Promise((resolve) => setImmediate(resolve));
   assert.equal(writes.length, 2);
 });
+
+test('a read error closes the transport with the failure; lines can still be sent until close', async () => {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const ends: LineTransportEnd[] = [];
+  const transport = createStdioLineTransport({ input, output });
+  transport.start({ onLine: () => {}, onClose: (end) => ends.push(end) });
+  input.destroy(new Error('read failed'));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(ends.length, 1);
+  assert.equal(ends[0]?.kind, 'failed');
+  assert.equal(ends[0]?.kind === 'failed' ? ends[0].stream : undefined, 'input');
+  transport.send('last words');
+  await within(transport.close(), 'close');
+  const written: Buffer[] = [];
+  for await (const chunk of output) written.push(chunk);
+  assert.equal(Buffer.concat(written).toString('utf8'), 'last words\n');
+  assert.equal(ends.length, 1, 'closed once');
+});

@@ -59,12 +59,13 @@ export function createStdioLineTransport(options: StdioLineTransportOptions): Li
   };
   const onInputError = (error: Error) => fail('input', error);
   // Stays attached for good: a stream may report more than one failure (a queued write, then the end).
-  const onOutputError = (error: Error) => {
-    outputFailed = true;
-    fail('output', error);
-  };
+  const onOutputError = (error: Error) => fail('output', error);
+  /** Nothing more is read; after a failed write nothing more is written either (what is still sent is dropped). */
   const fail = (stream: 'input' | 'output', error: Error) => {
-    closed = true;
+    if (stream === 'output') {
+      outputFailed = true;
+      closed = true;
+    }
     input.pause();
     notifyClose({ kind: 'failed', stream, error });
   };
