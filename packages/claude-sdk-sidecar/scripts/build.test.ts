@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -12,7 +13,7 @@ import { buildSidecar, EXTERNAL_PACKAGES } from './build.ts';
 
 const SDK = '@anthropic-ai/claude-agent-sdk';
 
-test('the build writes one ESM entry that leaves only Node built-ins and the SDK to Node, the SDK imported lazily', async () => {
+test('the build writes one ESM bundle that leaves only Node built-ins and the SDK to Node, the SDK imported lazily', async () => {
   const built = await buildSidecar();
   assert.equal(built.entry, SIDECAR_BUILT_ENTRY);
   assert.deepEqual(EXTERNAL_PACKAGES, [SDK]);
@@ -45,4 +46,22 @@ test('the session-reader worker is built beside the entry and answers from its o
     await worker.terminate();
     await rm(configDir, { recursive: true, force: true });
   }
+});
+
+test('the built entry turns on the compile cache beside the bundle before it runs it', async () => {
+  await buildSidecar();
+  const cache = join(dirname(SIDECAR_BUILT_ENTRY), '.compile-cache');
+  assert.deepEqual(await readdir(cache).catch(() => []), [], 'a build starts without a cache');
+  const sidecar = spawn(process.execPath, [SIDECAR_BUILT_ENTRY], {
+    env: { PATH: process.env.PATH ?? '', TUTTI_CLAUDE_SDK_SIDECAR_TEST_DRIVER: '1' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  sidecar.stdin.end(
+    `${JSON.stringify({ version: 10, id: 'close', type: 'close', payload: { agentSessionId: 'none' } })}\n`,
+  );
+  const [answer] = (await once(sidecar.stdout, 'data', { signal: AbortSignal.timeout(10_000) })) as [Buffer];
+  assert.match(answer.toString('utf8'), /"id":"close","type":"ok"/);
+  const [code] = await once(sidecar, 'exit', { signal: AbortSignal.timeout(10_000) });
+  assert.equal(code, 0);
+  assert.notDeepEqual(await readdir(cache), [], 'the run left the compiled bundle in the cache');
 });
