@@ -200,7 +200,7 @@ export async function measureProjectionThroughput(): Promise<Figure[]> {
       }),
     ];
   } finally {
-    handlers?.onClose();
+    handlers?.onClose({ kind: 'input_ended' });
     await server.done;
     await rm(cwd, { recursive: true, force: true });
   }

@@ -2,8 +2,10 @@ import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { buildSidecar } from '@outrigger/claude-sdk-sidecar/build';
 import { openBenchModel } from './benchModel.ts';
 import { measureCancelLatency } from './cancelLatency.ts';
+import { measureColdStarts } from './coldStart.ts';
 import { measureDurableEventThroughput } from './durableEventThroughput.ts';
 import type { Figure } from './figure.ts';
 import { measureHostMemory } from './hostMemory.ts';
@@ -18,48 +20,92 @@ const RESULTS_PATH = fileURLToPath(new URL('./results/latest.json', import.meta.
 const { values } = parseArgs({
   options: {
     turns: { type: 'string', default: '20' },
-    rounds: { type: 'string', default: '6' },
+    rounds: { type: 'string', default: '30' },
     cancels: { type: 'string', default: '10' },
+    starts: { type: 'string', default: '5' },
+    only: { type: 'string', multiple: true },
   },
 });
+const GROUPS = [
+  'projection',
+  'durable_events',
+  'sse_fanout',
+  'host_memory',
+  'web_long_session',
+  'cold_start',
+  'startup',
+  'turn_overhead',
+  'cancel',
+] as const;
+const only = new Set(values.only ?? GROUPS);
+for (const group of only) {
+  if (!(GROUPS as readonly string[]).includes(group))
+    throw new Error(`--only takes ${GROUPS.join(', ')}; not ${group}`);
+}
+const runs = (group: (typeof GROUPS)[number]) => only.has(group);
 const turns = positiveInteger(values.turns, 'turns');
 const rounds = positiveInteger(values.rounds, 'rounds');
 const cancels = positiveInteger(values.cancels, 'cancels');
+const starts = positiveInteger(values.starts, 'starts');
 
 const startedAt = new Date();
 const figures: Figure[] = [];
 const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
 
-progress('projection throughput (scripted SDK messages, no Claude Code)');
-figures.push(...(await measureProjectionThroughput()));
-progress('durable events through the host store and event hub to 10 streams (no HTTP)');
-figures.push(...(await measureDurableEventThroughput()));
-progress('durable events to 10 SSE clients over HTTP');
-figures.push(...(await measureSseFanout()));
-progress('host RSS with 50 test-driver sessions (outrigger serve as a child)');
-figures.push(...(await measureHostMemory()));
-progress('web UI: open a 5,000-message session in Chromium');
-figures.push(await measureWebLongSession(5));
+// Every sidecar below runs the built entry: build it now, so no figure ever measures a stale bundle.
+const build = await buildSidecar();
+progress(`built the sidecar in ${Math.round(build.durationMs)} ms`);
+
+if (runs('projection')) {
+  progress('projection throughput (scripted SDK messages, no Claude Code)');
+  figures.push(...(await measureProjectionThroughput()));
+}
+if (runs('durable_events')) {
+  progress('durable events through the host store and event hub to 10 streams (no HTTP)');
+  figures.push(...(await measureDurableEventThroughput()));
+}
+if (runs('sse_fanout')) {
+  progress('durable events to 10 SSE clients over HTTP');
+  figures.push(...(await measureSseFanout()));
+}
+if (runs('host_memory')) {
+  progress('host RSS with 50 test-driver sessions (outrigger serve as a child)');
+  figures.push(...(await measureHostMemory()));
+}
+if (runs('web_long_session')) {
+  progress('web UI: open a 5,000-message session in Chromium');
+  figures.push(await measureWebLongSession(5));
+}
+if (runs('cold_start')) {
+  progress(`${starts} cold starts each of the built and the source sidecar (test driver)`);
+  figures.push(...(await measureColdStarts(starts)));
+}
 
 const model = await openBenchModel();
-let unmatchedRequests: number;
+let unmatchedRequests = 0;
 try {
-  progress('sidecar start time and idle RSS (1 and 3 sessions, baseline breakdown)');
-  figures.push(...(await measureSidecarStartup(model)));
-  progress(`${turns}-turn overhead, raw query() (minimal, same options) vs sidecar, ${rounds} alternating rounds`);
-  figures.push(...(await measureTurnOverhead(model, { turns, rounds })));
-  progress(`cancel latency over ${cancels} cancels`);
-  figures.push(await measureCancelLatency(model, cancels));
-  unmatchedRequests = model.mock.unmatched.length;
+  if (runs('startup')) {
+    progress('sidecar start time and idle RSS (1 and 3 sessions, baseline breakdown)');
+    figures.push(...(await measureSidecarStartup(model)));
+  }
+  if (runs('turn_overhead')) {
+    progress(`${turns}-turn overhead, raw query() (minimal, same options) vs sidecar, ${rounds} alternating rounds`);
+    figures.push(...(await measureTurnOverhead(model, { turns, rounds })));
+  }
+  if (runs('cancel')) {
+    progress(`cancel latency over ${cancels} cancels`);
+    figures.push(await measureCancelLatency(model, cancels));
+  }
 } finally {
-  await model.close();
+  unmatchedRequests = await model.close();
 }
 
 const report = {
   startedAt: startedAt.toISOString(),
   durationSeconds: Math.round((Date.now() - startedAt.getTime()) / 100) / 10,
   machine: { node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown' },
-  parameters: { turns, rounds, cancels },
+  parameters: { turns, rounds, cancels, starts, only: [...only] },
+  build: { durationMs: Math.round(build.durationMs), bytes: build.bytes, modules: build.inputs },
   unmatchedRequests,
   figures,
 };

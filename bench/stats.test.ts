@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { median, percentile } from './stats.ts';
+import { median, percentile, spread } from './stats.ts';
 
 test('percentile is nearest-rank over unsorted samples', () => {
   const samples = [9, 1, 5, 3, 7, 2, 8, 4, 6, 10];
@@ -14,4 +14,14 @@ test('median takes the middle sample, or averages the two middle ones', () => {
   assert.equal(median([3, 1, 2]), 2);
   assert.equal(median([1.2, 0.9, 1.0, 1.1]), 1.05);
   assert.ok(Number.isNaN(median([])));
+});
+
+test('spread reports the median, the extremes and every sample, rounded', () => {
+  assert.deepEqual(spread([212.34, 198.06, 230.91]), {
+    runs: 3,
+    median: 212.3,
+    min: 198.1,
+    max: 230.9,
+    samples: [212.3, 198.1, 230.9],
+  });
 });

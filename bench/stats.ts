@@ -21,3 +21,17 @@ export function rounded(value: number, decimals = 3): number {
   const scale = 10 ** decimals;
   return Math.round(value * scale) / scale;
 }
+
+/** A median with the spread around it: how many samples, the lowest, the highest and every one, rounded. */
+export function spread(
+  samples: readonly number[],
+  decimals = 1,
+): { runs: number; median: number; min: number; max: number; samples: number[] } {
+  return {
+    runs: samples.length,
+    median: rounded(median(samples), decimals),
+    min: rounded(Math.min(...samples), decimals),
+    max: rounded(Math.max(...samples), decimals),
+    samples: samples.map((sample) => rounded(sample, decimals)),
+  };
+}

@@ -1,7 +1,10 @@
+export { ListenerErrorHooks, ListenerSet } from './client/listenerSet.ts';
 export {
   type RequestOptions,
   SidecarClient,
   type SidecarClientOptions,
+  type SidecarCloseReason,
+  type SidecarListenerKind,
   type SidecarProtocolError,
 } from './client/sidecarClient.ts';
 export { SidecarRequestError, type SidecarRequestFailure } from './client/sidecarRequestError.ts';
@@ -85,7 +88,12 @@ export * from './requests/turn.ts';
 export { isRequestType, type RequestType, requestTypes, statelessRequestTypes } from './requestTypes.ts';
 export * from './results.ts';
 export { LineSplitter, type LineSplitterOptions } from './transport/lineSplitter.ts';
-export { DEFAULT_MAX_LINE_BYTES, type LineHandlers, type LineTransport } from './transport/lineTransport.ts';
+export {
+  DEFAULT_MAX_LINE_BYTES,
+  type LineHandlers,
+  type LineTransport,
+  type LineTransportEnd,
+} from './transport/lineTransport.ts';
 export { createLinkedLineTransports } from './transport/linkedLineTransports.ts';
 export { createStdioLineTransport, type StdioLineTransportOptions } from './transport/stdioLineTransport.ts';
 export { PROTOCOL_VERSION, type ProtocolVersion } from './version.ts';

@@ -5,6 +5,15 @@ import type { SessionSdkCall, SessionSdkReply } from './sessionSdkWorker.ts';
 /** A worker loads the whole SDK (~150 ms CPU), so it is kept for a while: the identity barrier retries. */
 const IDLE_WORKER_LIFETIME_MS = 30_000;
 
+/**
+ * The worker's module: beside this one in the source tree, and beside the built entry in `dist/`, where the
+ * build writes it as a file of its own (a worker cannot run a module that is bundled into another).
+ */
+const WORKER_URL = new URL(
+  import.meta.url.endsWith('.ts') ? './sessionSdkWorker.ts' : './sessionSdkWorker.js',
+  import.meta.url,
+);
+
 type Method = SessionSdkCall['method'];
 
 interface Pending {
@@ -21,7 +30,7 @@ class ConfigDirWorker {
 
   constructor(claudeConfigDir: string, onRetire: () => void) {
     this.#onRetire = onRetire;
-    this.#worker = new Worker(new URL('./sessionSdkWorker.ts', import.meta.url), {
+    this.#worker = new Worker(WORKER_URL, {
       env: { ...process.env, CLAUDE_CONFIG_DIR: claudeConfigDir },
     });
     this.#worker.unref();

@@ -1,14 +1,12 @@
-import {
-  type ForkSessionOptions,
-  type ForkSessionResult,
-  forkSession,
-  type GetSessionInfoOptions,
-  type GetSessionMessagesOptions,
-  getSessionInfo,
-  getSessionMessages,
-  type SDKSessionInfo,
-  type SessionMessage,
+import type {
+  ForkSessionOptions,
+  ForkSessionResult,
+  GetSessionInfoOptions,
+  GetSessionMessagesOptions,
+  SDKSessionInfo,
+  SessionMessage,
 } from '@anthropic-ai/claude-agent-sdk';
+import { loadClaudeAgentSdk } from '../config/claudeAgentSdk.ts';
 import { configDirSessionSdk } from './configDirSessionSdk.ts';
 
 /** The official session-file APIs the stateless requests and the identity barrier use; injectable for tests. */
@@ -19,7 +17,11 @@ export interface SessionSdk {
 }
 
 /** The SDK functions as they are: they read transcripts under this process's `CLAUDE_CONFIG_DIR`. */
-export const claudeSessionSdk: SessionSdk = { getSessionMessages, getSessionInfo, forkSession };
+export const claudeSessionSdk: SessionSdk = {
+  getSessionMessages: async (...args) => (await loadClaudeAgentSdk()).getSessionMessages(...args),
+  getSessionInfo: async (...args) => (await loadClaudeAgentSdk()).getSessionInfo(...args),
+  forkSession: async (...args) => (await loadClaudeAgentSdk()).forkSession(...args),
+};
 
 /**
  * The session APIs as seen from a given Claude config dir. The SDK takes that dir only from

@@ -1,14 +1,24 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { SidecarRequestError } from '@outrigger/protocol';
+import { ensureSidecarBuilt } from '../testing/ensureSidecarBuilt.ts';
 import { isAlive, pollUntil, processGroupMembers } from '../testing/processTree.ts';
-import { type SidecarProcess, type SidecarProcessOptions, spawnSidecarProcess } from './sidecarProcess.ts';
+import type { SidecarDiagnostic } from './sidecarDiagnostic.ts';
+import { SIDECAR_BUILT_ENTRY, SIDECAR_SOURCE_ENTRY } from './sidecarEntry.ts';
+import {
+  type SidecarProcess,
+  type SidecarProcessListenerKind,
+  type SidecarProcessOptions,
+  spawnSidecarProcess,
+} from './sidecarProcess.ts';
 
-/* The process API against the real `node src/main.ts` in test-driver mode: no SDK, no Claude Code. */
+/* The process API against the real built sidecar (`node dist/main.js`) in test-driver mode: no SDK, no Claude Code. */
 
 const DRIVER_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', TUTTI_CLAUDE_SDK_SIDECAR_TEST_DRIVER: '1' };
 const PRELOAD = pathToFileURL(new URL('./sidecarPreload.fixture.ts', import.meta.url).pathname).href;
+const SDK_PROBE = pathToFileURL(new URL('./sdkLoadProbe.fixture.ts', import.meta.url).pathname).href;
 const WAIT_MS = 10_000;
 
 /** Runs `body` against a fresh sidecar and always reaps it, also when `body` fails. */
@@ -50,6 +60,113 @@ function assertGroupGone(sidecar: SidecarProcess): void {
 }
 
 describe('spawnSidecarProcess', () => {
+  before(() => ensureSidecarBuilt());
+
+  it('runs the built entry by default, and the source when asked', async () => {
+    for (const entry of [undefined, SIDECAR_SOURCE_ENTRY]) {
+      await withSidecar({ entry }, async (sidecar) => {
+        const cmdline = readFileSync(`/proc/${sidecar.pid}/cmdline`, 'utf8').split('\0');
+        assert.equal(cmdline[1], entry ?? SIDECAR_BUILT_ENTRY);
+        const result = await sidecar.request<{ providerSessionId: string }>('start', {
+          agentSessionId: 'entry',
+          cwd: '/tmp',
+        });
+        assert.equal(typeof result.providerSessionId, 'string');
+      });
+    }
+  });
+
+  it('never loads the Claude Agent SDK in test-driver mode; a real sidecar loads it before its first start', async () => {
+    const probe = { NODE_OPTIONS: `--import=${SDK_PROBE}` };
+    for (const entry of [SIDECAR_BUILT_ENTRY, SIDECAR_SOURCE_ENTRY]) {
+      await withSidecar({ entry, env: { ...DRIVER_ENV, ...probe } }, async (sidecar) => {
+        await sidecar.request('start', { agentSessionId: 'driver', cwd: '/tmp' });
+        await sidecar.request('exec', { agentSessionId: 'driver', turnId: 'turn-1', prompt: 'hi' });
+        await sidecar.request('close', { agentSessionId: 'driver' });
+        assert.deepEqual(await sidecar.stop(), { code: 0, signal: null });
+        assert.deepEqual(sidecar.diagnostics('FIXTURE_SDK_IMPORTED'), [], `${entry} imported the SDK`);
+      });
+    }
+    await withSidecar({ env: { PATH: DRIVER_ENV.PATH, ...probe } }, async (sidecar) => {
+      const imported = await pollUntil(
+        () => sidecar.diagnostics('FIXTURE_SDK_IMPORTED')[0],
+        'the real sidecar imports the SDK',
+        WAIT_MS,
+      );
+      assert.deepEqual(imported.record, { specifier: '@anthropic-ai/claude-agent-sdk' });
+    });
+  });
+
+  it('a crash rejects pending requests as closed and leaves exit, reason and stderr tail for the supervisor', async () => {
+    await withSidecar({ env: preloadEnv() }, async (sidecar) => {
+      const heard: [string, SidecarDiagnostic | undefined][] = [];
+      sidecar.onStderrLine((line, diagnostic) => heard.push([line, diagnostic]));
+      await grandchildOf(sidecar);
+      await sidecar.request('start', { agentSessionId: 'doomed', cwd: '/tmp' });
+      // The sidecar stops reading, so the next request is still waiting for its answer when it dies.
+      process.kill(sidecar.pid, 'SIGHUP');
+      await pollUntil(() => sidecar.diagnostics('FIXTURE_STDIN_PAUSED')[0], 'the sidecar stops reading', WAIT_MS);
+      const pending = sidecar.request('exec', { agentSessionId: 'doomed', turnId: 'turn-1', prompt: 'hi' });
+      const rejected = assert.rejects(pending, (error: unknown) => {
+        assert.ok(error instanceof SidecarRequestError);
+        assert.equal(error.reason, 'closed');
+        assert.equal(
+          error.message,
+          'sidecar connection closed before exec was answered: the sidecar closed its output',
+        );
+        return true;
+      });
+      process.kill(sidecar.pid, 'SIGUSR2');
+      const exit = await sidecar.exited;
+      assert.deepEqual(exit, { code: 1, signal: null });
+      await rejected;
+      assert.equal(sidecar.client.closed, true);
+      assert.equal(sidecar.client.closeReason?.kind, 'input_ended');
+
+      const tail = sidecar.stderrTail();
+      assert.match(tail, /^fixture: about to crash\n/);
+      assert.match(tail, /Error: fixture crash on SIGUSR2/);
+      assert.doesNotMatch(tail, /FIXTURE_GRANDCHILD/, 'diagnostics are not part of the tail');
+      assert.ok(sidecar.stderrTail({ maxChars: 40 }).length <= 40);
+      assert.equal(sidecar.stderrTail({ maxLines: 1 }).includes('\n'), false);
+
+      const diagnostic = heard.find(([, parsed]) => parsed !== undefined);
+      assert.equal(diagnostic?.[1]?.prefix, 'FIXTURE_GRANDCHILD', 'diagnostic lines arrive parsed');
+      assert.deepEqual(
+        heard.map(([line]) => line),
+        [...sidecar.stderrLines],
+        'every stderr line arrives as it is kept',
+      );
+
+      // Writing to the dead sidecar is a rejected request, never an uncaught EPIPE.
+      await assert.rejects(sidecar.request('close', { agentSessionId: 'doomed' }), /sidecar connection is closed/);
+      sidecar.writeLines(['{"version":10,"type":"close","payload":{}}']);
+      assert.deepEqual(await sidecar.stop(), exit);
+    });
+  });
+
+  it('reports a listener that throws to its error hook and goes on serving', async () => {
+    await withSidecar({ env: preloadEnv() }, async (sidecar) => {
+      const thrown: SidecarProcessListenerKind[] = [];
+      sidecar.onListenerError((_error, kind) => thrown.push(kind));
+      const fail = () => {
+        throw new Error('listener bug');
+      };
+      sidecar.onLogEntry(fail);
+      sidecar.onStderrLine(fail);
+      sidecar.client.onEvent(fail);
+      await grandchildOf(sidecar);
+      await sidecar.request('start', { agentSessionId: 'listeners', cwd: '/tmp' });
+      await sidecar.request('exec', { agentSessionId: 'listeners', turnId: 'turn-1', prompt: 'hi' });
+      await pollUntil(
+        () =>
+          thrown.includes('event') && thrown.includes('log_entry') && thrown.includes('stderr_line') ? true : undefined,
+        'each kind of listener to have thrown',
+        WAIT_MS,
+      );
+      assert.deepEqual(await sidecar.stop(), { code: 0, signal: null });
+    });
+  });
   it('answers requests, logs stdout in wire order with ids, and stops cleanly on the end of input', async () => {
     await withSidecar({ keepLog: true }, async (sidecar) => {
       const heard: string[] = [];

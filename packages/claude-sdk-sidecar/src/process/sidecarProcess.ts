@@ -2,21 +2,21 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import {
   createStdioLineTransport,
   isPlainObject,
   type LineTransport,
+  ListenerErrorHooks,
   parseSidecarLine,
   type RequestOptions,
   type RequestType,
   SidecarClient,
+  type SidecarListenerKind,
 } from '@outrigger/protocol';
 import { captureLines } from './lineCapture.ts';
 import { signalProcessGroup } from './processGroup.ts';
 import { parseSidecarDiagnostic, type SidecarDiagnostic } from './sidecarDiagnostic.ts';
-
-const MAIN_PATH = fileURLToPath(new URL('../main.ts', import.meta.url));
+import { builtSidecarEntry } from './sidecarEntry.ts';
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_STDERR_LINES = 500;
@@ -24,11 +24,23 @@ const MAX_STDERR_LINE_LENGTH = 8_192;
 const DEFAULT_STOP_TIMEOUT_MS = 10_000;
 /** How long a SIGTERMed sidecar gets to close its sessions before its whole group is killed. */
 const TERMINATE_GRACE_MS = 2_000;
+/** How long `exited` waits after the exit for stderr to deliver its last lines (a crash's stack trace). */
+const STDERR_DRAIN_MS = 500;
+/** Non-diagnostic stderr lines kept for `stderrTail()`. */
+const TAIL_LINES_KEPT = 50;
+const DEFAULT_TAIL_LINES = 20;
+const DEFAULT_TAIL_CHARS = 2_000;
 
 export interface SidecarProcessOptions {
   /** The sidecar's complete environment (nothing is inherited); its Claude Code children inherit it. */
   env: Readonly<Record<string, string | undefined>>;
   cwd?: string;
+  /**
+   * The script the child runs. Default: the built entry (`dist/main.js`), after checking that it exists
+   * and is not older than its sources (else `SidecarNotBuiltError`, which says to run `npm run build`).
+   * `SIDECAR_SOURCE_ENTRY` runs the TypeScript directly, for development.
+   */
+  entry?: string;
   /** Per-request deadline unless a request names its own. Default 30 s. */
   requestTimeoutMs?: number;
   /** Stderr lines kept, newest last. Default 500. */
@@ -51,6 +63,9 @@ export interface SidecarExit {
   readonly signal: NodeJS.Signals | null;
 }
 
+/** What threw: a client listener (`SidecarListenerKind`), an `onLogEntry` or an `onStderrLine` listener. */
+export type SidecarProcessListenerKind = SidecarListenerKind | 'log_entry' | 'stderr_line';
+
 export interface SidecarRequestLine {
   readonly type: RequestType;
   readonly payload: Record<string, unknown>;
@@ -63,7 +78,7 @@ export interface SentRequest<T = unknown> {
   readonly response: Promise<T>;
 }
 
-/** A `node src/main.ts` child in its own process group, driven over stdio by the protocol client. */
+/** A sidecar child (`node dist/main.js`) in its own process group, driven over stdio by the protocol client. */
 export interface SidecarProcess {
   readonly pid: number;
   readonly client: SidecarClient;
@@ -71,9 +86,29 @@ export interface SidecarProcess {
   readonly log: readonly SidecarLogEntry[];
   /** The last `maxStderrLines` stderr lines. Never echoed anywhere: only ids and counts belong in them. */
   readonly stderrLines: readonly string[];
+  /**
+   * The exit code or signal, once the process has exited and its stderr has delivered its last lines (or
+   * half a second has passed), so `stderrTail()` is complete by then. Never rejects.
+   */
   readonly exited: Promise<SidecarExit>;
   /** Calls `listener` with each stdout message, before the client handles it. */
   onLogEntry(listener: (entry: SidecarLogEntry) => void): () => void;
+  /**
+   * Calls `listener` with each stderr line as it arrives (cut at 8 KiB), and its parsed diagnostic when it
+   * is a `PREFIX <json>` record: a host turns those into structured log records.
+   */
+  onStderrLine(listener: (line: string, diagnostic: SidecarDiagnostic | undefined) => void): () => void;
+  /**
+   * The last stderr lines that are not diagnostics (a crash's stack trace, a warning), newest last, at most
+   * `maxLines` (default 20, at most 50 are kept) and `maxChars` (default 2000, the newest kept): the tail a
+   * host puts in `sidecar exited: <tail>`.
+   */
+  stderrTail(options?: { maxLines?: number; maxChars?: number }): string;
+  /**
+   * A listener of this process or of its client threw. Without a hook the error becomes a process
+   * warning; it never becomes an uncaught exception.
+   */
+  onListenerError(hook: (error: unknown, kind: SidecarProcessListenerKind) => void): () => void;
   /** The `PREFIX <json>` records among the kept stderr lines, of one prefix when given. */
   diagnostics(prefix?: string): SidecarDiagnostic[];
   request<T = unknown>(type: RequestType, payload: Record<string, unknown>, options?: RequestOptions): Promise<T>;
@@ -91,7 +126,8 @@ export interface SidecarProcess {
 }
 
 export async function spawnSidecarProcess(options: SidecarProcessOptions): Promise<SidecarProcess> {
-  const child = spawn(process.execPath, [MAIN_PATH], {
+  const entry = options.entry ?? (await builtSidecarEntry());
+  const child = spawn(process.execPath, [entry], {
     env: options.env,
     cwd: options.cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -99,20 +135,39 @@ export async function spawnSidecarProcess(options: SidecarProcessOptions): Promi
     // Claude Code child it started in one signal.
     detached: true,
   });
+  const stderrClosed = once(child.stderr, 'close').then(
+    () => undefined,
+    () => undefined,
+  );
   const exited = new Promise<SidecarExit>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('exit', (code, signal) => {
+      void settlesWithin(stderrClosed, STDERR_DRAIN_MS).then(() => resolve({ code, signal }));
+    });
   });
+  // After the spawn, 'error' only reports a failed kill of a process that is gone; `exited` tells the rest.
+  child.on('error', () => undefined);
   await once(child, 'spawn');
   const pid = child.pid;
   if (pid === undefined) throw new Error('the sidecar process has no pid');
 
+  const listenerErrors = new ListenerErrorHooks<SidecarProcessListenerKind>('SidecarProcess');
+  const stderrListeners = listenerErrors.listeners<[string, SidecarDiagnostic | undefined]>('stderr_line');
+  const tailLines: string[] = [];
   const stderrLines = captureLines(child.stderr, {
     maxLines: options.maxStderrLines ?? DEFAULT_MAX_STDERR_LINES,
     maxLineLength: MAX_STDERR_LINE_LENGTH,
+    onLine: (line) => {
+      const diagnostic = parseSidecarDiagnostic(line);
+      if (diagnostic === undefined) {
+        tailLines.push(line);
+        if (tailLines.length > TAIL_LINES_KEPT) tailLines.shift();
+      }
+      stderrListeners.emit([line, diagnostic]);
+    },
   });
 
   const log: SidecarLogEntry[] = [];
-  const logListeners = new Set<(entry: SidecarLogEntry) => void>();
+  const logListeners = listenerErrors.listeners<SidecarLogEntry>('log_entry');
   let written = 0;
   const record = (line: string): void => {
     const parsed = parseSidecarLine(line);
@@ -120,7 +175,7 @@ export async function spawnSidecarProcess(options: SidecarProcessOptions): Promi
     const { type, id, payload } = parsed.message;
     const entry: SidecarLogEntry = { index: written++, type, id, payload: isPlainObject(payload) ? payload : {} };
     if (options.keepLog) log.push(entry);
-    for (const listener of logListeners) listener(entry);
+    logListeners.emit(entry);
   };
 
   // The client asks for an id as it sends; `send` hands it the one it already told its caller.
@@ -163,10 +218,16 @@ export async function spawnSidecarProcess(options: SidecarProcessOptions): Promi
     log,
     stderrLines,
     exited,
-    onLogEntry: (listener) => {
-      logListeners.add(listener);
+    onLogEntry: (listener) => logListeners.add(listener),
+    onStderrLine: (listener) => stderrListeners.add(([line, diagnostic]) => listener(line, diagnostic)),
+    stderrTail: ({ maxLines = DEFAULT_TAIL_LINES, maxChars = DEFAULT_TAIL_CHARS } = {}) =>
+      maxLines > 0 && maxChars > 0 ? tailLines.slice(-maxLines).join('\n').slice(-maxChars) : '',
+    onListenerError: (hook) => {
+      const fromClient = client.onListenerError(hook);
+      const fromProcess = listenerErrors.add(hook);
       return () => {
-        logListeners.delete(listener);
+        fromClient();
+        fromProcess();
       };
     },
     diagnostics: (prefix) =>

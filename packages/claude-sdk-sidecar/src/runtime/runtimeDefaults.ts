@@ -1,5 +1,5 @@
-import { query } from '@anthropic-ai/claude-agent-sdk';
 import { isPositiveSafeInteger, type StartPayload } from '@outrigger/protocol';
+import { loadedClaudeAgentSdk } from '../config/claudeAgentSdk.ts';
 import { type ResolvedStartOptions, resolveStartOptions, type StartOptionsContext } from '../config/startOptions.ts';
 import { DEFAULT_CONTINUATION_START_TIMEOUT_MS } from '../continuation/backgroundTaskLifecycle.ts';
 import { projectDir, sessionSdkForConfigDir } from '../fork/sessionSdk.ts';
@@ -7,8 +7,8 @@ import { resolveTurnByCorrelationId } from '../fork/turnBindingResolution.ts';
 import type { QueryFactory } from './claudeQuery.ts';
 import { DEFAULT_IDENTITY_RETRY, type IdentityRetryPolicy, type TurnIdentityResolver } from './providerTurnIdentity.ts';
 
-/** The real SDK `query()`. */
-export const sdkQueryFactory: QueryFactory = (params) => query(params);
+/** The real SDK `query()`; a runtime that uses it loads the SDK (`loadClaudeAgentSdk`) before its first Query. */
+export const sdkQueryFactory: QueryFactory = (params) => loadedClaudeAgentSdk().query(params);
 
 /** The live identity barrier's transcript read, in the config dir the child writes to. */
 export const resolveTurnIdentityFromTranscript: TurnIdentityResolver = (request) => resolveTurnByCorrelationId(request);

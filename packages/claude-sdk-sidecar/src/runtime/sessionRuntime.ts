@@ -18,6 +18,7 @@ import type {
   SubmitInteractivePayload,
 } from '@outrigger/protocol';
 import { goalCommandOf } from '@outrigger/protocol';
+import { loadClaudeAgentSdk } from '../config/claudeAgentSdk.ts';
 import { resolveClaudeExecutable } from '../config/executablePath.ts';
 import { buildQueryEnv } from '../config/settingsEnv.ts';
 import type { ResolvedStartOptions } from '../config/startOptions.ts';
@@ -237,7 +238,11 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   }
 
   async #start(): Promise<StartResult> {
-    const startOptions = await this.#resolveStartOptions(this.#payload, { processEnv: this.#processEnv });
+    const [startOptions] = await Promise.all([
+      this.#resolveStartOptions(this.#payload, { processEnv: this.#processEnv }),
+      // The SDK is loaded on first use (config/claudeAgentSdk.ts); a Query is only created after start.
+      this.#queryFactory === sdkQueryFactory ? loadClaudeAgentSdk() : undefined,
+    ]);
     this.#startOptions = startOptions;
     this.#settings.started(startOptions);
     const generation = this.#generations.ensure();

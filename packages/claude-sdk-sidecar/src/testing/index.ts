@@ -1,3 +1,4 @@
+export { ensureSidecarBuilt } from './ensureSidecarBuilt.ts';
 export { FakeClaudeQuery, fakeQueryFactory } from './fakeClaudeQuery.ts';
 export {
   descendants,

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { describe, test } from 'node:test';
 import { encodeError, encodeEvent, encodeOk } from '../encode.ts';
 import type { SidecarEvent } from '../events/index.ts';
@@ -6,7 +8,13 @@ import { parseRequestLine, type SidecarRequest } from '../requestLine.ts';
 import { within } from '../testing/within.ts';
 import type { LineTransport } from '../transport/lineTransport.ts';
 import { createLinkedLineTransports } from '../transport/linkedLineTransports.ts';
-import { SidecarClient, type SidecarProtocolError } from './sidecarClient.ts';
+import { createStdioLineTransport } from '../transport/stdioLineTransport.ts';
+import {
+  SidecarClient,
+  type SidecarCloseReason,
+  type SidecarListenerKind,
+  type SidecarProtocolError,
+} from './sidecarClient.ts';
 import { SidecarRequestError } from './sidecarRequestError.ts';
 
 /** The sidecar end of a linked pair: records parsed requests and lets the test answer them. */
@@ -195,14 +203,107 @@ describe('SidecarClient', () => {
     assert.equal(client.closed, true);
   });
 
-  test('the sidecar going away rejects pending requests and notifies close listeners', async () => {
+  test('the sidecar going away rejects pending requests and notifies close listeners with the reason', async () => {
     const { client, sidecar, sidecarEnd } = connect();
-    const closed = nextOf<void>((listener) => client.onClose(listener), 'close notification');
+    const closed = nextOf<SidecarCloseReason>((listener) => client.onClose(listener), 'close notification');
     const pending = rejection(client.request('apply_settings', { agentSessionId: 's', model: 'opus' }));
     await sidecar.nextRequest();
     await sidecarEnd.close();
-    await closed;
-    assert.equal((await pending).reason, 'closed');
+    const reason = await closed;
+    assert.equal(reason.kind, 'input_ended');
+    assert.equal(client.closeReason, reason);
+    const error = await pending;
+    assert.equal(error.reason, 'closed');
+    assert.equal(
+      error.message,
+      'sidecar connection closed before apply_settings was answered: the sidecar closed its output',
+    );
+    const later = await rejection(client.request('close', {}));
+    assert.equal(later.message, 'sidecar connection is closed: the sidecar closed its output');
+  });
+
+  test('closing it is a close by the host', async () => {
+    const { client } = connect();
+    const pending = rejection(client.request('guide', { agentSessionId: 'b' }));
+    await client.close();
+    assert.equal(client.closeReason?.kind, 'closed');
+    assert.match((await pending).message, /: the host closed the sidecar connection$/);
+  });
+
+  test('a write to a sidecar that no longer reads closes the client and rejects its requests, never throws', async () => {
+    // The child closes its stdin and stays alive: the write fails with EPIPE while its stdout is still open.
+    const child = spawn('sh', ['-c', 'exec 0<&-; echo ready; exec sleep 30'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      await within(once(child.stdout, 'data'), 'the child to close its stdin');
+      const client = new SidecarClient(createStdioLineTransport({ input: child.stdout, output: child.stdin }));
+      const closed = nextOf<SidecarCloseReason>((listener) => client.onClose(listener), 'close notification');
+      const error = await rejection(client.request('exec', { agentSessionId: 's', turnId: 't', prompt: 'hi' }));
+      assert.equal(error.reason, 'closed');
+      assert.match(
+        error.message,
+        /^sidecar connection closed before exec was answered: writing to the sidecar failed: .*EPIPE/,
+      );
+      const reason = await closed;
+      assert.equal(reason.kind, 'failed');
+      assert.equal(client.closed, true);
+      assert.equal((await rejection(client.request('close', {}))).reason, 'closed');
+      await within(client.close(), 'close after the failure');
+    } finally {
+      child.kill();
+    }
+  });
+
+  test('a listener that throws goes to the error hooks; other listeners and later lines are still served', async () => {
+    const { client, sidecar, sidecarEnd, events } = connect();
+    const thrown: [unknown, SidecarListenerKind][] = [];
+    client.onListenerError((error, kind) => thrown.push([error, kind]));
+    client.onListenerError(() => {
+      throw new Error('a hook that throws as well');
+    });
+    client.onEvent(() => {
+      throw new Error('event listener bug');
+    });
+    client.onProtocolError(() => {
+      throw new Error('protocol error listener bug');
+    });
+    client.onClose(() => {
+      throw new Error('close listener bug');
+    });
+    sidecar.send(encodeEvent('turn_completed', { turnId: 't', stopReason: 'end_turn' }));
+    sidecar.send('not json');
+    const exec = client.request('exec', { agentSessionId: 's', turnId: 't2' });
+    sidecar.send(encodeOk((await sidecar.nextRequest()).id));
+    assert.equal(await within(exec, 'exec after the throwing listeners'), undefined);
+    assert.equal(events.length, 1, 'the other event listener still got the event');
+    await sidecarEnd.close();
+    await until(() => client.closed && thrown.length === 3, 'the close listener to throw');
+    assert.deepEqual(
+      thrown.map(([error, kind]) => [kind, error instanceof Error ? error.message : error]),
+      [
+        ['event', 'event listener bug'],
+        ['protocol_error', 'protocol error listener bug'],
+        ['close', 'close listener bug'],
+      ],
+    );
+  });
+
+  test('without an error hook a throwing listener becomes a process warning', async () => {
+    const { client, sidecar } = connect();
+    try {
+      const warned = nextOf<Error>((listener) => {
+        process.once('warning', listener);
+        return () => process.off('warning', listener);
+      }, 'the warning');
+      client.onEvent(() => {
+        throw new Error('event listener bug');
+      });
+      sidecar.send(encodeEvent('turn_completed', { turnId: 't', stopReason: 'end_turn' }));
+      const warning = await warned;
+      assert.equal(warning.name, 'SidecarListenerError');
+      assert.equal(warning.message, 'a SidecarClient event listener threw: Error: event listener bug');
+    } finally {
+      await client.close();
+    }
   });
 
   test('delivers validated events, including uncorrelated errors and errors for requests no longer waiting', async () => {

@@ -4,7 +4,8 @@ import { parseSidecarLine, type SidecarMessage } from '../envelope.ts';
 import { eventPayloadSchemas, isSidecarEventType, type SidecarEvent } from '../events/index.ts';
 import { isPlainObject } from '../plainObject.ts';
 import type { RequestType } from '../requestTypes.ts';
-import type { LineTransport } from '../transport/lineTransport.ts';
+import type { LineTransport, LineTransportEnd } from '../transport/lineTransport.ts';
+import { ListenerErrorHooks } from './listenerSet.ts';
 import { SidecarRequestError } from './sidecarRequestError.ts';
 
 export type SidecarClientOptions = {
@@ -26,6 +27,15 @@ export type SidecarProtocolError = {
   id?: string;
 };
 
+/** Why the connection closed: how the transport ended, said in words a host can log or show. */
+export type SidecarCloseReason = LineTransportEnd & {
+  /** e.g. `writing to the sidecar failed: write EPIPE`; never contains what was sent. */
+  readonly message: string;
+};
+
+/** Which kind of host listener threw. */
+export type SidecarListenerKind = 'event' | 'protocol_error' | 'close';
+
 type PendingRequest = {
   type: RequestType;
   resolve(payload: unknown): void;
@@ -36,7 +46,9 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
  * The host side of one sidecar connection: correlated requests, events, and reporting of
- * malformed output. Every pending request settles exactly once: answer, timeout or close.
+ * malformed output. Every pending request settles exactly once: answer, timeout or close. A host
+ * listener that throws never reaches the stream that delivered the line (where it would be an uncaught
+ * exception): it is reported to the `onListenerError` hooks, and the other listeners still run.
  */
 export class SidecarClient {
   readonly #transport: LineTransport;
@@ -44,10 +56,12 @@ export class SidecarClient {
   readonly #createRequestId: () => string;
   readonly #validateEvents: boolean;
   readonly #pending = new Map<string, PendingRequest>();
-  readonly #eventListeners = new Set<(event: SidecarEvent) => void>();
-  readonly #protocolErrorListeners = new Set<(error: SidecarProtocolError) => void>();
-  readonly #closeListeners = new Set<() => void>();
+  readonly #listenerErrors = new ListenerErrorHooks<SidecarListenerKind>('SidecarClient');
+  readonly #eventListeners = this.#listenerErrors.listeners<SidecarEvent>('event');
+  readonly #protocolErrorListeners = this.#listenerErrors.listeners<SidecarProtocolError>('protocol_error');
+  readonly #closeListeners = this.#listenerErrors.listeners<SidecarCloseReason>('close');
   #closed = false;
+  #closeReason: SidecarCloseReason | undefined;
 
   constructor(transport: LineTransport, options: SidecarClientOptions = {}) {
     this.#transport = transport;
@@ -61,12 +75,17 @@ export class SidecarClient {
           reason: 'oversized_line',
           message: `discarded a ${bytes}-byte line over the limit`,
         }),
-      onClose: () => this.#handleClose(),
+      onClose: (end) => this.#handleClose(end),
     });
   }
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** Set once the connection has closed. */
+  get closeReason(): SidecarCloseReason | undefined {
+    return this.#closeReason;
   }
 
   /** Resolves with the `ok` payload (undefined for requests that answer without one). */
@@ -76,7 +95,9 @@ export class SidecarClient {
     options: RequestOptions = {},
   ): Promise<T> {
     const id = this.#createRequestId();
-    if (this.#closed) return Promise.reject(this.#failure(`sidecar connection is closed`, 'closed', id, type));
+    if (this.#closed) {
+      return Promise.reject(this.#failure(`sidecar connection is closed${this.#reasonSuffix()}`, 'closed', id, type));
+    }
     const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
     return new Promise<T>((resolve, reject) => {
       const timer = Number.isFinite(timeoutMs)
@@ -113,20 +134,29 @@ export class SidecarClient {
 
   /** Events, including uncorrelated `error`s and `error`s answering requests that no longer wait. */
   onEvent(listener: (event: SidecarEvent) => void): () => void {
-    return subscribe(this.#eventListeners, listener);
+    return this.#eventListeners.add(listener);
   }
 
   onProtocolError(listener: (error: SidecarProtocolError) => void): () => void {
-    return subscribe(this.#protocolErrorListeners, listener);
+    return this.#protocolErrorListeners.add(listener);
   }
 
-  /** The connection ended, by `close()` or because the sidecar went away. */
-  onClose(listener: () => void): () => void {
-    return subscribe(this.#closeListeners, listener);
+  /** The connection ended, by `close()`, because the sidecar went away or because a stream failed; once. */
+  onClose(listener: (reason: SidecarCloseReason) => void): () => void {
+    return this.#closeListeners.add(listener);
+  }
+
+  /**
+   * A listener of this client threw. Without a hook the error becomes a process warning, never an
+   * uncaught exception.
+   */
+  onListenerError(hook: (error: unknown, kind: SidecarListenerKind) => void): () => void {
+    return this.#listenerErrors.add(hook);
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    this.#closeReason ??= closeReason({ kind: 'closed' });
     this.#rejectAllPending();
     this.#closed = true;
     await this.#transport.close();
@@ -205,7 +235,7 @@ export class SidecarClient {
       payload = result.data;
     }
     const event = (id === undefined ? { type, payload } : { type, payload, id }) as SidecarEvent;
-    for (const listener of this.#eventListeners) listener(event);
+    this.#eventListeners.emit(event);
   }
 
   #settle(id: string, error: SidecarRequestError): void {
@@ -229,25 +259,42 @@ export class SidecarClient {
     for (const [id, waiter] of [...this.#pending]) {
       this.#settle(
         id,
-        this.#failure(`sidecar connection closed before ${waiter.type} was answered`, 'closed', id, waiter.type),
+        this.#failure(
+          `sidecar connection closed before ${waiter.type} was answered${this.#reasonSuffix()}`,
+          'closed',
+          id,
+          waiter.type,
+        ),
       );
     }
   }
 
-  #handleClose(): void {
+  #handleClose(end: LineTransportEnd): void {
+    this.#closeReason ??= closeReason(end);
     this.#rejectAllPending();
     this.#closed = true;
-    for (const listener of this.#closeListeners) listener();
+    this.#closeListeners.emit(this.#closeReason);
+  }
+
+  #reasonSuffix(): string {
+    return this.#closeReason === undefined ? '' : `: ${this.#closeReason.message}`;
   }
 
   #reportProtocolError(error: SidecarProtocolError): void {
-    for (const listener of this.#protocolErrorListeners) listener(error);
+    this.#protocolErrorListeners.emit(error);
   }
 }
 
-function subscribe<T>(listeners: Set<T>, listener: T): () => void {
-  listeners.add(listener);
-  return () => {
-    listeners.delete(listener);
-  };
+function closeReason(end: LineTransportEnd): SidecarCloseReason {
+  switch (end.kind) {
+    case 'closed':
+      return { ...end, message: 'the host closed the sidecar connection' };
+    case 'input_ended':
+      return { ...end, message: 'the sidecar closed its output' };
+    case 'failed':
+      return {
+        ...end,
+        message: `${end.stream === 'output' ? 'writing to' : 'reading from'} the sidecar failed: ${end.error.message}`,
+      };
+  }
 }

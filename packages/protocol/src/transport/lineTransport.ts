@@ -3,9 +3,21 @@ export type LineHandlers = {
   onLine(line: string): void;
   /** A line longer than the limit was discarded; reading continues with the next line. */
   onOversizedLine?(bytes: number): void;
-  /** The peer is gone or the transport was closed; called once, after the last `onLine`. */
-  onClose(): void;
+  /** The peer is gone, a stream failed or the transport was closed; called once, after the last `onLine`. */
+  onClose(end: LineTransportEnd): void;
 };
+
+/** How a line transport came to close. */
+export type LineTransportEnd =
+  /** `close()` was called on this end. */
+  | { readonly kind: 'closed' }
+  /** The peer ended its output, e.g. a sidecar that exited or a host that closed the sidecar's stdin. */
+  | { readonly kind: 'input_ended' }
+  /**
+   * A stream failed: writing to a peer that no longer reads (`EPIPE`), or a read error. Whatever was sent
+   * and not yet written is lost; the transport reads nothing more.
+   */
+  | { readonly kind: 'failed'; readonly stream: 'input' | 'output'; readonly error: Error };
 
 /**
  * A bidirectional stream of text lines. It moves lines, not messages, so the receiver can

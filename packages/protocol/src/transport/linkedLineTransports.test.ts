@@ -1,21 +1,21 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { within } from '../testing/within.ts';
-import type { LineTransport } from './lineTransport.ts';
+import type { LineTransport, LineTransportEnd } from './lineTransport.ts';
 import { createLinkedLineTransports } from './linkedLineTransports.ts';
 
 function record(transport: LineTransport) {
   const lines: string[] = [];
-  let closes = 0;
+  const ends: LineTransportEnd[] = [];
   const { promise: closed, resolve } = Promise.withResolvers<void>();
   transport.start({
     onLine: (line) => lines.push(line),
-    onClose: () => {
-      closes++;
+    onClose: (end) => {
+      ends.push(end);
       resolve();
     },
   });
-  return { lines, closed, closeCount: () => closes };
+  return { lines, closed, ends, closeCount: () => ends.length };
 }
 
 test('delivers in order on a later tick, both ways', async () => {
@@ -52,6 +52,6 @@ test('close delivers what is in flight, then closes both ends once; later sends 
   await sidecar.close();
   await new Promise((resolve) => setImmediate(resolve));
   assert.deepEqual(atSidecar.lines, []);
-  assert.equal(atHost.closeCount(), 1);
-  assert.equal(atSidecar.closeCount(), 1);
+  assert.deepEqual(atHost.ends, [{ kind: 'input_ended' }], 'the peer sees its input end');
+  assert.deepEqual(atSidecar.ends, [{ kind: 'closed' }], 'the side that closed sees its own close');
 });

@@ -1,8 +1,9 @@
-import type { LineHandlers, LineTransport } from './lineTransport.ts';
+import type { LineHandlers, LineTransport, LineTransportEnd } from './lineTransport.ts';
 
 /**
  * An in-memory pair for tests: what one side sends, the other receives on a later tick, in
- * order, as through a pipe. Closing either side delivers what is in flight, then closes both.
+ * order, as through a pipe. Closing either side delivers what is in flight, then closes both: the side
+ * that closed with `closed`, its peer with `input_ended`.
  */
 export function createLinkedLineTransports(): [LineTransport, LineTransport] {
   const left = new LinkedEnd();
@@ -18,6 +19,7 @@ class LinkedEnd implements LineTransport {
   #inbox: string[] = [];
   #deliveryScheduled = false;
   #closing = false;
+  #end: LineTransportEnd = { kind: 'input_ended' };
   #closed = false;
 
   start(handlers: LineHandlers): void {
@@ -34,6 +36,7 @@ class LinkedEnd implements LineTransport {
   async close(): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
+    this.#end = { kind: 'closed' };
     if (this.peer !== undefined) this.peer.#beginClose();
     this.#beginClose();
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -64,7 +67,7 @@ class LinkedEnd implements LineTransport {
     for (const line of lines) handlers.onLine(line);
     if (this.#closing && this.#inbox.length === 0) {
       this.#closed = true;
-      handlers.onClose();
+      handlers.onClose(this.#end);
     }
   }
 }
