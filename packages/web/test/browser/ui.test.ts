@@ -307,7 +307,7 @@ describe('tools, tasks, fork', () => {
     await page.locator('.outcome.completed').waitFor();
     await send(page, 'markdown');
     await page.locator('.outcome.completed').nth(1).waitFor();
-    await page.getByRole('button', { name: 'Fork a new session from this turn' }).first().click();
+    await page.getByRole('button', { name: 'Fork from here' }).first().click();
     await page.getByRole('heading', { name: /\(fork\)/ }).waitFor();
     await page.locator('.outcome.completed').waitFor();
     assert.equal(await rowsOfKind(page, 'user').count(), 1);

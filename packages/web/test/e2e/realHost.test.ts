@@ -240,7 +240,7 @@ describe('the UI against the real host', { skip: hostMissing }, () => {
     await completed(page, 0);
     await send(page, 'think about it');
     await completed(page, 1);
-    await page.getByRole('button', { name: 'Fork a new session from this turn' }).first().click();
+    await page.getByRole('button', { name: 'Fork from here' }).first().click();
     await page.waitForURL((url) => !url.hash.includes(opened.id), { timeout: 60_000 });
     await completed(page, 0);
     assert.equal(await rowsOfKind(page, 'user').count(), 1);
