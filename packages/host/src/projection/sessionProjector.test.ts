@@ -549,6 +549,35 @@ test('a background command is background work until nothing runs any more', () =
   });
   assert.deepEqual(h.projector.session.backgroundTasks, []);
   assert.equal(h.projector.session.status, 'idle');
+  assert.deepEqual(
+    tool(h.toolRow('bg')).background,
+    { taskId: 'b1', status: 'completed' },
+    'the call no longer says running',
+  );
+  const announced = h.events.filter((event) => event.type === 'tool_use').at(-1);
+  assert.ok(announced?.type === 'tool_use' && announced.data.tool.background?.status === 'completed');
+});
+
+test('background work the sidecar took down with it says stopped on its call', () => {
+  const h = new Harness();
+  h.acceptedTurn('t1');
+  const launched = call('t1', 'bg', {
+    input: { command: 'sleep 50', run_in_background: true, toolName: 'Bash' },
+    output: { text: 'Command running in background with ID: b2' },
+    metadataExtra: { backgroundProcess: { taskId: 'b2', status: 'running' } },
+  });
+  h.sidecar('tool_updated', launched);
+  h.sidecar('tool_completed', {
+    ...launched,
+    status: 'completed',
+    metadata: { ...launched.metadata, resultSource: 'canonical' },
+  });
+  h.sidecar('turn_completed', { turnId: 't1', stopReason: 'end_turn' });
+  h.run((p, now) =>
+    p.sidecarExited({ message: 'sidecar exited: killed', code: 'sidecar_exited', apiErrorStatus: null }, now),
+  );
+  assert.deepEqual(h.projector.session.backgroundTasks, []);
+  assert.equal(tool(h.toolRow('bg')).background?.status, 'stopped');
 });
 
 test('a projection not accepted (its commit failed) leaves the projector unchanged', () => {
