@@ -110,7 +110,11 @@ export function ToolCard({
         </div>
       )}
       {tool.background !== null && (
-        <div className="prompt-resolved">Runs in the background · {tool.background.status}</div>
+        <div className="prompt-resolved">
+          {tool.background.status === 'running'
+            ? 'Runs in the background'
+            : `Ran in the background · ${tool.background.status}`}
+        </div>
       )}
       {timeout !== undefined && (
         <div className="prompt-resolved" style={{ color: 'var(--red)' }}>

@@ -274,9 +274,9 @@ describe('tools, tasks, fork', () => {
     await page.locator('.outcome.completed').nth(1).waitFor();
     const panel = page.locator('.side-panel');
     await panel.getByText('Count to three').waitFor();
-    await page.getByText('Runs in the background · running').waitFor();
+    await page.getByText('Runs in the background', { exact: true }).waitFor();
     await panel.getByText('Nothing runs in the background.').waitFor();
-    await page.getByText('Runs in the background · completed').waitFor();
+    await page.getByText('Ran in the background · completed').waitFor();
     await context.close();
   });
 
