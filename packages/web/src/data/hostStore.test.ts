@@ -6,19 +6,21 @@ import { settle } from './testing/fakeTimers.ts';
 import { interaction, summary } from './testing/fixtures.ts';
 import { MemoryTabShares } from './testing/memoryTabShare.ts';
 
+const infoResponse = () =>
+  Response.json({
+    version: '1',
+    modelBackend: 'demo',
+    modelBackendReason: '',
+    defaultCwd: '/',
+    allowRoots: [],
+    limits: {},
+  });
+
 function fakeHost(lists: { sessionsSeq?: number; interactionsSeq?: number }) {
   const streamAfter: string[] = [];
   const fetch = async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const path = new URL(String(url), 'http://host').pathname;
-    if (path === '/api/info')
-      return Response.json({
-        version: '1',
-        modelBackend: 'demo',
-        modelBackendReason: '',
-        defaultCwd: '/',
-        allowRoots: [],
-        limits: {},
-      });
+    if (path === '/api/info') return infoResponse();
     if (path === '/api/sessions')
       return Response.json({ sessions: [summary({ id: 'a' })], lastSeq: lists.sessionsSeq });
     if (path === '/api/interactions')
@@ -79,15 +81,7 @@ function liveHost() {
   const fetch = async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const path = new URL(String(url), 'http://host').pathname;
     const lastSeq = log.length;
-    if (path === '/api/info')
-      return Response.json({
-        version: '1',
-        modelBackend: 'demo',
-        modelBackendReason: '',
-        defaultCwd: '/',
-        allowRoots: [],
-        limits: {},
-      });
+    if (path === '/api/info') return infoResponse();
     if (path === '/api/sessions') {
       listReads += 1;
       return Response.json({ sessions: [...sessions.values()], lastSeq });

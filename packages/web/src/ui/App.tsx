@@ -6,7 +6,7 @@ import { useValue } from './hooks.ts';
 import { Icon } from './Icon.tsx';
 import { InboxView } from './InboxView.tsx';
 import { NewSessionDialog } from './NewSessionDialog.tsx';
-import { navigate, sessionHref, useRoute } from './route.ts';
+import { useRoute } from './route.ts';
 import { SessionSwitcher } from './SessionSwitcher.tsx';
 import { SessionView } from './SessionView.tsx';
 import { Sidebar } from './Sidebar.tsx';
@@ -101,15 +101,7 @@ function Home({ onOpenSidebar }: { onOpenSidebar: () => void }) {
           <Icon name="plus" /> Start a session
         </button>
       </div>
-      {creating && (
-        <NewSessionDialog
-          onClose={() => setCreating(false)}
-          onCreated={(session) => {
-            setCreating(false);
-            navigate(sessionHref(session.id));
-          }}
-        />
-      )}
+      {creating && <NewSessionDialog onClose={() => setCreating(false)} />}
     </section>
   );
 }

@@ -6,11 +6,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, test } from 'node:test';
-import type { SessionSummary } from '@outrigger/host-api';
 import type { SessionEventDraft, WriteUnit } from '../hostStore.ts';
-import type { SessionRecord } from '../records.ts';
 import { StoreError } from '../storeError.ts';
-import { testSession, testTextMessage, testToolMessage, testTurn } from '../testRecords.ts';
+import {
+  testInteraction,
+  testSession,
+  testTextMessage,
+  testToolMessage,
+  testTurn,
+  testUserTask,
+} from '../testRecords.ts';
 import { latestSchemaVersion, migrate, migrations, schemaVersion } from './migrations.ts';
 import { SqliteHostStore } from './sqliteHostStore.ts';
 
@@ -39,32 +44,23 @@ function statusEvent(sessionId: string): SessionEventDraft {
   };
 }
 
-/** The store takes host events as given; the projection builds real summaries (views.ts). */
-function summaryOf(session: SessionRecord): SessionSummary {
-  return {
-    id: session.id,
-    title: session.title,
-    cwd: session.cwd,
-    status: session.status,
-    closed: session.closed,
-    needsInputCount: session.needsInputCount,
-    runningTurnId: session.runningTurnId,
-    runningTurnStartedAt: session.runningTurnStartedAt,
-    lastError: session.lastError,
-    model: session.settings.model,
-    permissionMode: session.settings.permissionMode,
-    forkedFrom: session.forkedFrom,
-    createdAt: session.createdAt,
-    updatedAt: session.updatedAt,
-    lastActivityAt: session.lastActivityAt,
-  };
-}
-
 function textEvent(sessionId: string, turnId: string, delta: string): SessionEventDraft {
   return {
     type: 'text',
     data: { session_id: sessionId, turnId, messageId: 'm-1', delta, final: false, interrupted: false },
   };
+}
+
+/** An in-memory store whose commits fail (with `message`, before COMMIT) while `failing(true)`. */
+function storeFailingOnDemand(message: string) {
+  let fail = false;
+  const store = SqliteHostStore.open({
+    path: ':memory:',
+    beforeCommit: () => {
+      if (fail) throw new Error(message);
+    },
+  });
+  return { store, failing: (on: boolean) => (fail = on) };
 }
 
 async function storeWithSession(path = ':memory:', sessionId = 's1') {
@@ -172,34 +168,13 @@ test('every record type round-trips through a commit', async () => {
   });
   const message = testTextMessage('s1', 't1', 0, 'hello', { steer: true, clientMessageId: 'c2', role: 'user' });
   const tool = testToolMessage('s1', 't1', 1, 'tu', { content: 'x'.repeat(20_000), source: 'hook' });
-  const interaction = {
-    requestId: 'r1',
-    session_id: 's1',
-    turnId: 't1',
-    kind: 'approval' as const,
-    toolName: 'Bash',
-    tool_use_id: 'tu',
-    input: { command: 'ls' },
-    options: [{ kind: 'allow_once', name: 'Allow', optionId: 'allow' }],
-    agentId: null,
-    parentToolUseId: null,
-    status: 'answered' as const,
+  const interaction = testInteraction('s1', 'r1', {
+    status: 'answered',
     answer: { action: 'allow', optionId: 'allow', payload: {} },
-    resolution: 'answered' as const,
-    createdAt: 7,
+    resolution: 'answered',
     resolvedAt: 8,
-  };
-  const task = {
-    id: 'user-1',
-    session_id: 's1',
-    title: 'mine',
-    status: 'pending' as const,
-    description: null,
-    sort_order: 0,
-    source: 'user' as const,
-    created_at: 1,
-    updated_at: 2,
-  };
+  });
+  const task = testUserTask('s1', 'user-1');
   const attachment = {
     id: 'a1',
     sessionId: 's1',
@@ -314,13 +289,7 @@ test('a stored event is the committed event: payload, seq and session_id as retu
 });
 
 test('a transaction rolls back as a whole when any part fails: rows, events and seqs', async () => {
-  let fail = false;
-  const store = SqliteHostStore.open({
-    path: ':memory:',
-    beforeCommit: () => {
-      if (fail) throw new Error('disk on fire');
-    },
-  });
+  const { store, failing } = storeFailingOnDemand('disk on fire');
   await store.commit({
     sessions: [testSession('s1')],
     turns: [testTurn('s1', 't1', 0)],
@@ -345,7 +314,7 @@ test('a transaction rolls back as a whole when any part fails: rows, events and 
   assert.equal(await store.getTurn('s1', 't2'), undefined);
 
   // A failure at the very end (after every statement ran) loses everything too.
-  fail = true;
+  failing(true);
   await assert.rejects(
     store.commit({ turns: [testTurn('s1', 't3', 2)], sessionEvents: [textEvent('s1', 't3', 'b')] }),
     /disk on fire/,
@@ -353,7 +322,7 @@ test('a transaction rolls back as a whole when any part fails: rows, events and 
   assert.equal(await store.getTurn('s1', 't3'), undefined);
 
   // One bad unit in a group commit sinks every unit of the group.
-  fail = false;
+  failing(false);
   await assert.rejects(
     store.commitMany([
       { turns: [testTurn('s1', 't4', 3)], sessionEvents: [textEvent('s1', 't4', 'c')] },
@@ -428,16 +397,10 @@ test('syncSdkTasks follows seed 002 and is idempotent; user tasks are untouched'
 });
 
 test('a failed task sync changes nothing', async () => {
-  let fail = false;
-  const store = SqliteHostStore.open({
-    path: ':memory:',
-    beforeCommit: () => {
-      if (fail) throw new Error('injected');
-    },
-  });
+  const { store, failing } = storeFailingOnDemand('injected');
   await store.commit({ sessions: [testSession('s1')] });
   await store.syncSdkTasks('s1', 't1', [{ content: 'a', status: 'pending' }], 1);
-  fail = true;
+  failing(true);
   await assert.rejects(store.syncSdkTasks('s1', 't1', [{ content: 'b', status: 'pending' }], 2), StoreError);
   assert.deepEqual(
     (await store.listTasks('s1')).map((task) => task.title),
@@ -448,26 +411,10 @@ test('a failed task sync changes nothing', async () => {
 });
 
 test('a user task change appends tasks_changed with the session’s tasks, in the same transaction', async () => {
-  let fail = false;
-  const store = SqliteHostStore.open({
-    path: ':memory:',
-    beforeCommit: () => {
-      if (fail) throw new Error('injected');
-    },
-  });
+  const { store, failing } = storeFailingOnDemand('injected');
   await store.commit({ sessions: [testSession('s1'), testSession('s2')] });
   await store.syncSdkTasks('s1', 't1', [{ content: 'plan', status: 'in_progress' }], 1);
-  const mine = {
-    id: 'u1',
-    session_id: 's1',
-    title: 'mine',
-    status: 'pending' as const,
-    description: null,
-    sort_order: 0,
-    source: 'user' as const,
-    created_at: 2,
-    updated_at: 2,
-  };
+  const mine = testUserTask('s1', 'u1');
   await store.commit({ tasks: [{ ...mine, id: 'other', session_id: 's2' }], tasksChanged: { sessionId: 's2' } });
   const added = await store.commit({ tasks: [mine], tasksChanged: { sessionId: 's1' } });
   assert.deepEqual(
@@ -492,7 +439,7 @@ test('a user task change appends tasks_changed with the session’s tasks, in th
     'read after the delete, inside the transaction',
   );
 
-  fail = true;
+  failing(true);
   await assert.rejects(store.commit({ tasks: [{ ...mine, id: 'u2' }], tasksChanged: { sessionId: 's1' } }), StoreError);
   assert.equal(await store.getTask('u2'), undefined);
   assert.equal(await store.lastSessionSeq('s1'), 3, 'a refused change appends no event');
@@ -503,28 +450,18 @@ test('the session and interaction lists come with the host log’s seq they were
   const store = SqliteHostStore.open({ path: ':memory:' });
   assert.deepEqual(await store.loadSessionList({ includeClosed: false }), { sessions: [], lastHostSeq: 0 });
   const session = testSession('s1');
+  // The store takes host events as given (the projection builds them): any one moves the host log's seq.
   await store.commit({
     sessions: [session],
     turns: [testTurn('s1', 't1', 0)],
-    hostEvents: [{ type: 'session', data: { session: summaryOf(session) } }],
+    hostEvents: [
+      {
+        type: 'permission_resolved',
+        data: { session_id: 's1', turnId: 't0', requestId: 'r0', status: 'answered', resolution: 'answered' },
+      },
+    ],
   });
-  const interaction = {
-    requestId: 'r1',
-    session_id: 's1',
-    turnId: 't1',
-    kind: 'approval' as const,
-    toolName: 'Bash',
-    tool_use_id: 'tu',
-    input: { command: 'ls' },
-    options: [],
-    agentId: null,
-    parentToolUseId: null,
-    status: 'pending' as const,
-    answer: null,
-    resolution: null,
-    createdAt: 7,
-    resolvedAt: null,
-  };
+  const interaction = testInteraction('s1', 'r1');
   await store.commit({
     interactions: [interaction],
     hostEvents: [{ type: 'permission_request', data: { session_id: 's1', interaction } }],
