@@ -10,18 +10,12 @@ import { isRequestType, requestTypes } from './requestTypes.ts';
 import { assertFuzz } from './testing/fuzz.ts';
 import {
   assertOrdinaryPrototypes,
-  brokenJsonText,
-  deepJsonText,
   fieldsObjectText,
-  hostileJsonText,
-  keyText,
   nestedText,
-  numberText,
-  scalarText,
   snapshotBuiltinPrototypes,
-  stringText,
 } from './testing/hostileJson.ts';
 import { requestFieldNames } from './testing/requestFields.ts';
+import { goodFieldValue, requestLineText } from './testing/requestLines.ts';
 
 /*
  * Property-based fuzzing of the sidecar's request parser (issue 11): whatever a line holds, parseRequestLine
@@ -32,66 +26,6 @@ import { requestFieldNames } from './testing/requestFields.ts';
 
 /** The longest message a rejection may carry: the fixed texts plus one bounded echo. */
 const MAX_ERROR_LENGTH = 200 + MAX_ECHOED_LENGTH;
-
-/** Values a field plausibly holds: a small pool of ids so requests meet each other, budgets, flags, blocks. */
-const goodFieldValue = (field: string): fc.Arbitrary<string> => {
-  if (/TimeoutMs$/.test(field)) return fc.oneof(fc.integer({ min: 1, max: 60_000 }).map(String), numberText);
-  if (/^(restore|planMode)$/.test(field)) return fc.constantFrom('true', 'false');
-  if (field === 'content') return fc.constant('[{"type":"text","text":"hi"},{"type":"image"},7,{"__proto__":{}}]');
-  if (field === 'env') return fc.constant('{"A":"1","__proto__":{"polluted":"yes"},"constructor":"x"}');
-  if (field === 'payload' || field === 'settings' || field === 'resumeCursor') return hostileJsonText;
-  return fc.oneof(fc.constantFrom('"s1"', '"t1"', '"r1"', '"p1"', '" "', '""'), stringText);
-};
-
-const versionText = fc.oneof({ weight: 4, arbitrary: fc.constant('10') }, { weight: 1, arbitrary: hostileJsonText });
-const typeText = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom(...requestTypes).map((type) => JSON.stringify(type)) },
-  { weight: 1, arbitrary: hostileJsonText },
-);
-const idText = fc.oneof(
-  { weight: 3, arbitrary: fc.string({ minLength: 1, maxLength: 12 }).map((id) => JSON.stringify(`r-${id}`)) },
-  { weight: 1, arbitrary: hostileJsonText },
-);
-
-/** A request envelope: the known fields in any order, each maybe absent, duplicated or hostile. */
-const envelopeText: fc.Arbitrary<string> = fc
-  .constantFrom(...requestTypes)
-  .chain((type) =>
-    fc.tuple(
-      fc.option(versionText, { freq: 8 }),
-      fc.option(
-        fc.oneof({ weight: 5, arbitrary: fc.constant(JSON.stringify(type)) }, { weight: 1, arbitrary: typeText }),
-      ),
-      fc.option(idText),
-      fc.option(
-        fc.oneof(
-          { weight: 5, arbitrary: fieldsObjectText(requestFieldNames(type), goodFieldValue) },
-          { weight: 1, arbitrary: hostileJsonText },
-        ),
-        { freq: 8 },
-      ),
-      fc.array(fc.tuple(keyText, hostileJsonText), { maxLength: 2 }),
-    ),
-  )
-  .chain(([version, type, id, payload, extra]) => {
-    const entries: string[] = [];
-    if (version !== null) entries.push(`"version":${version}`);
-    if (type !== null) entries.push(`"type":${type}`);
-    if (id !== null) entries.push(`"id":${id}`);
-    if (payload !== null) entries.push(`"payload":${payload}`);
-    for (const [key, value] of extra) entries.push(`${key}:${value}`);
-    return fc.shuffledSubarray(entries, { minLength: entries.length }).map((shuffled) => `{${shuffled.join(',')}}`);
-  });
-
-/** What a line may hold: mostly envelopes, also any JSON, broken JSON, deep JSON, whitespace. */
-const requestLineText: fc.Arbitrary<string> = fc.oneof(
-  { weight: 8, arbitrary: envelopeText },
-  { weight: 2, arbitrary: hostileJsonText },
-  { weight: 2, arbitrary: brokenJsonText },
-  { weight: 1, arbitrary: deepJsonText },
-  { weight: 1, arbitrary: fc.constantFrom('', ' ', '\t\r', '\u00a0', '\ufeff{"version":10,"type":"close"}') },
-  { weight: 1, arbitrary: scalarText },
-);
 
 function checkLine(line: string): void {
   const untouched = snapshotBuiltinPrototypes();

@@ -28,6 +28,8 @@ export interface FuzzRunOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Where a random seed is drawn from (tests of this module pin it). */
   readonly randomSeed?: () => number;
+  /** More fast-check parameters, e.g. `endOnFailure` where shrinking against a broken server is pointless. */
+  readonly parameters?: Omit<fc.Parameters<unknown>, 'seed' | 'numRuns' | 'path'>;
 }
 
 /** The seeds one property runs under: the fixed and a random one, or only the one being replayed. */
@@ -61,9 +63,9 @@ export async function assertFuzz<Ts>(
   const runs = fuzzRuns(options);
   for (const run of runs) {
     const parameters: fc.Parameters<Ts> = {
+      ...(options.parameters as fc.Parameters<Ts> | undefined),
       seed: run.seed,
       numRuns: run.numRuns,
-      endOnFailure: false,
       ...(run.path ? { path: run.path } : {}),
     };
     const details = await fc.check(property as fc.IAsyncProperty<Ts>, parameters);

@@ -120,31 +120,33 @@ export const brokenJsonText: fc.Arbitrary<string> = fc.oneof(
 );
 
 /**
- * An object literal for one request or route body: some of its known fields (from `fieldNames`) with values
- * drawn from `goodValue` (what the field expects, so cases get past validation and reach the handler) or
- * hostile JSON, plus pollution keys and duplicated keys.
+ * An object literal for one request or route body: each known field (from `fieldNames`) present three times
+ * in four, its value mostly what the field expects (`goodValue`, so cases get past validation and reach the
+ * handler) or else hostile JSON, plus stray pollution keys, all in any order.
  */
 export function fieldsObjectText(
   fieldNames: readonly string[],
   goodValue: (field: string) => fc.Arbitrary<string>,
 ): fc.Arbitrary<string> {
-  const entry = fc.oneof(
-    {
-      weight: 6,
-      arbitrary: fc
-        .constantFrom(...fieldNames)
-        .chain((field) =>
-          fc.tuple(
-            fc.constant(JSON.stringify(field)),
-            fc.oneof({ weight: 3, arbitrary: goodValue(field) }, { weight: 1, arbitrary: hostileJsonText }),
-          ),
-        ),
-    },
-    { weight: 1, arbitrary: fc.tuple(keyText, hostileJsonText) },
+  const fields = fieldNames.map((field) =>
+    fc.option(
+      fc
+        .oneof({ weight: 4, arbitrary: goodValue(field) }, { weight: 1, arbitrary: hostileJsonText })
+        .map((value) => `${JSON.stringify(field)}:${value}`),
+      { freq: 4 },
+    ),
+  );
+  const extras = fc.array(
+    fc.tuple(keyText, hostileJsonText).map(([key, value]) => `${key}:${value}`),
+    { maxLength: 2 },
   );
   return fc
-    .array(entry, { maxLength: fieldNames.length + 2 })
-    .map((entries) => `{${entries.map(([key, value]) => `${key}:${value}`).join(',')}}`);
+    .tuple(fc.tuple(...fields), extras)
+    .chain(([present, extra]) => {
+      const entries = [...present.filter((entry): entry is string => entry !== null), ...extra];
+      return fc.shuffledSubarray(entries, { minLength: entries.length });
+    })
+    .map((entries) => `{${entries.join(',')}}`);
 }
 
 /** Every object and array reachable from `value` has a standard prototype, and none was added to. */
