@@ -23,6 +23,7 @@ import { buildQueryEnv } from '../config/settingsEnv.ts';
 import type { ResolvedStartOptions } from '../config/startOptions.ts';
 import { BackgroundTaskLifecycle } from '../continuation/backgroundTaskLifecycle.ts';
 import { AuthRefreshDebug, type AuthRefreshRecord, type AuthRefreshStage } from '../diagnostics/authRefreshDebug.ts';
+import { credentialValues, redactingEmit } from '../diagnostics/credentialRedaction.ts';
 import { SidecarError } from '../diagnostics/diagnosticLine.ts';
 import { ProviderTurnDiagnostics, type ProviderTurnSnapshot } from '../diagnostics/providerTurnDiagnostics.ts';
 import { createCanUseTool } from '../interaction/canUseTool.ts';
@@ -121,6 +122,8 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   #quarantineNextGeneration = false;
   /** Whether Claude Code has a transcript for the session, so a new Query must `resume` it. */
   #resumable: boolean;
+  /** Credential values of the session's environment, cut out of the error texts it publishes. */
+  #credentials: string[];
   #lastAssistantUuid: string | undefined;
   #startOptions: ResolvedStartOptions | undefined;
   #guidanceInterruptPending = false;
@@ -136,12 +139,13 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     const timers = { ...DEFAULT_RUNTIME_TIMERS, ...options.timers };
     this.#timers = timers;
     this.agentSessionId = payload.agentSessionId;
-    this.emit = options.emit;
+    this.#processEnv = options.processEnv ?? process.env;
+    this.#credentials = credentialValues({ ...this.#processEnv, ...payload.env });
+    this.emit = redactingEmit(options.emit, () => this.#credentials);
     this.#queryFactory = options.queryFactory ?? sdkQueryFactory;
     this.#resolveStartOptions = options.resolveStartOptions ?? resolveStartOptionsFromConfig;
     this.#providerTurnDiagnostics = options.providerTurnDiagnostics ?? new ProviderTurnDiagnostics();
     this.#payload = payload;
-    this.#processEnv = options.processEnv ?? process.env;
     this.#authRefreshDebug = options.authRefreshDebug ?? AuthRefreshDebug.fromEnv(this.#processEnv);
     this.#cwd = payload.cwd || process.cwd();
     const restored = readResumeCursor(payload.resumeCursor);
@@ -500,6 +504,8 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     const startOptions = this.#startOptions;
     if (!startOptions) throw new Error('Claude SDK session is not started');
     const env = buildQueryEnv({ processEnv: this.#processEnv, cwd: this.#cwd, payloadEnv: this.#payload.env ?? {} });
+    // The settings files may add credentials; errors of this generation on are redacted of them too.
+    this.#credentials = credentialValues(env);
     this.#debugAuth('query_created', { generationId: id, env });
     const prompts = new PromptQueue();
     let generation: QueryGeneration | undefined;

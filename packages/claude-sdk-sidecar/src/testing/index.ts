@@ -1,3 +1,4 @@
+export { CANARY_MARKER, canaries, canariesIn } from './canaries.ts';
 export { FakeClaudeQuery, fakeQueryFactory } from './fakeClaudeQuery.ts';
 export {
   descendants,
