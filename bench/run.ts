@@ -4,9 +4,12 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openBenchModel } from './benchModel.ts';
 import { measureCancelLatency } from './cancelLatency.ts';
+import { measureDurableEventThroughput } from './durableEventThroughput.ts';
 import type { Figure } from './figure.ts';
+import { measureHostMemory } from './hostMemory.ts';
 import { measureProjectionThroughput } from './projectionThroughput.ts';
 import { measureSidecarStartup } from './sidecarStartup.ts';
+import { measureSseFanout } from './sseFanout.ts';
 import { measureTurnOverhead } from './turnOverhead.ts';
 
 const RESULTS_PATH = fileURLToPath(new URL('./results/latest.json', import.meta.url));
@@ -28,6 +31,12 @@ const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
 
 progress('projection throughput (scripted SDK messages, no Claude Code)');
 figures.push(...(await measureProjectionThroughput()));
+progress('durable events through the host store and event hub to 10 streams (no HTTP)');
+figures.push(...(await measureDurableEventThroughput()));
+progress('durable events to 10 SSE clients over HTTP');
+figures.push(...(await measureSseFanout()));
+progress('host RSS with 50 test-driver sessions (outrigger serve as a child)');
+figures.push(...(await measureHostMemory()));
 
 const model = await openBenchModel();
 let unmatchedRequests: number;

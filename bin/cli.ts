@@ -16,6 +16,10 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: 'chat with Claude Code through the sidecar in this terminal (a demo model when no credential is found)',
     load: async () => (await import('./commands/chat.ts')).runChatCommand,
   },
+  serve: {
+    summary: 'run the host: durable sessions over HTTP + SSE and the web UI (prints the URL to open)',
+    load: async () => (await import('./commands/serve.ts')).runServeCommand,
+  },
   sidecar: {
     summary: 'run the protocol-10 Claude SDK sidecar on stdin/stdout',
     load: async () => (await import('./commands/sidecar.ts')).runSidecarCommand,

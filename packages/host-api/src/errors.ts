@@ -15,8 +15,10 @@ export const hostErrorCodes = [
   'forbidden',
   /** 421: the `Host` header is not the host's own address (DNS rebinding). */
   'misdirected_request',
-  /** 404: no such session, turn, task, interaction or tool result. */
+  /** 404: no such session, turn, task, interaction or tool result, or no such route. */
   'not_found',
+  /** 405: the route exists, not with this method (`Allow` lists the ones it has). */
+  'method_not_allowed',
   /** 409: the request contradicts the state (a different answer already given, an SDK task edited, …). */
   'conflict',
   /** 409: the session was closed (`DELETE`); its history can be read and forked, not continued. */
@@ -60,6 +62,7 @@ export const hostErrorStatus: Readonly<Record<HostErrorCode, number>> = {
   forbidden: 403,
   misdirected_request: 421,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   session_closed: 409,
   gone: 410,

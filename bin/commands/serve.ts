@@ -1,0 +1,89 @@
+import { styleText } from 'node:util';
+import { PortInUseError, parseServeArgs, SERVE_USAGE, startHost } from '@outrigger/host';
+import { errorText } from './errorText.ts';
+import { openModelBackend } from './modelBackend.ts';
+
+/** `outrigger serve`: the host in the foreground until Ctrl-C or SIGTERM. */
+export async function runServeCommand(argv: string[]): Promise<void> {
+  const parsed = parseServeArgs(argv);
+  if (parsed.kind === 'help') {
+    process.stdout.write(SERVE_USAGE);
+    return;
+  }
+  if (parsed.kind === 'error') {
+    process.stderr.write(`outrigger serve: ${parsed.message}\n\n${SERVE_USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  const { options } = parsed;
+  const { stdout } = process;
+  // Listening for Ctrl-C / SIGTERM before anything starts: a signal that comes early (even right after the URL
+  // was printed) still closes what was started instead of killing the process around it.
+  let requestStop!: () => void;
+  const stopRequested = new Promise<void>((resolve) => {
+    requestStop = resolve;
+  });
+  const forceExit = () => {
+    process.stderr.write('outrigger serve: stopping without waiting\n');
+    process.exit(130);
+  };
+  const onSignal = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    // A second Ctrl-C while the sessions close: stop waiting.
+    process.once('SIGINT', forceExit);
+    requestStop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const backend = await openModelBackend({ processEnv: process.env, dataDir: options.dataDir });
+  try {
+    const demo = backend.kind === 'demo';
+    stdout.write(`${demo ? styleText(['bold', 'yellow'], backend.headline, { stream: stdout }) : backend.headline}\n`);
+    for (const line of backend.notice) stdout.write(`${line}\n`);
+    let host: Awaited<ReturnType<typeof startHost>>;
+    try {
+      host = await startHost({
+        ...options,
+        sidecarEnv: backend.sidecarEnv,
+        modelBackend: {
+          kind: backend.kind,
+          reason: demo
+            ? 'No Anthropic credential was found, so the offline demo model answers.'
+            : 'An Anthropic credential was found in the environment.',
+        },
+      });
+    } catch (error) {
+      const hint = error instanceof PortInUseError ? ' (pass --port N, or --port 0 for any free port)' : '';
+      process.stderr.write(`outrigger serve: ${errorText(error)}${hint}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
+      stdout.write(`Listening on ${options.host}: reachable from the network (the token is still required).\n`);
+    }
+    stdout.write(`\nOutrigger is running. Open:\n\n  ${styleText('bold', host.url, { stream: stdout })}\n\n`);
+    stdout.write(`Data in ${host.dataDir}; logs in ${host.dataDir}/logs/host.log. Ctrl-C stops it.\n`);
+    // A bug must leave its trace in the log (name and stack frames only: a message may quote input). A
+    // rejected promise nobody awaited is logged and the host goes on; an uncaught exception stops it.
+    const frames = (error: unknown) => ({
+      errorName: error instanceof Error ? error.name : typeof error,
+      stack: error instanceof Error ? error.stack?.split('\n').slice(1, 12).join('\n') : undefined,
+    });
+    process.on('unhandledRejection', (reason) => host.logger.error('host.unhandled_rejection', frames(reason)));
+    process.on('uncaughtException', (error) => {
+      host.logger.error('host.uncaught_exception', frames(error));
+      process.stderr.write('outrigger serve: stopping after an unexpected error (see the log)\n');
+      process.exitCode = 1;
+      void host.close().finally(() => process.exit(1));
+    });
+    await stopRequested;
+    stdout.write('Stopping: closing sessions and the sidecar…\n');
+    await host.close();
+    stdout.write('Stopped.\n');
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await backend.close();
+  }
+}

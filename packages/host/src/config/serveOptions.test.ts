@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DEFAULT_DATA_DIR, DEFAULT_PORT, parseServeArgs } from './serveOptions.ts';
+
+test('defaults: loopback, the default port with fallback, the repository data dir, no roots, no tool timeout', () => {
+  assert.deepEqual(parseServeArgs([]), {
+    kind: 'run',
+    options: {
+      host: '127.0.0.1',
+      port: DEFAULT_PORT,
+      portFallback: true,
+      dataDir: DEFAULT_DATA_DIR,
+      allowRoots: [],
+      toolTimeoutMs: undefined,
+    },
+  });
+  assert.match(DEFAULT_DATA_DIR, /\/\.data$/);
+});
+
+test('every option, relative directories resolved against the working directory', () => {
+  const parsed = parseServeArgs(
+    [
+      '--port',
+      '0',
+      '--host',
+      '::1',
+      '--data-dir',
+      'd',
+      '--allow-root',
+      'a',
+      '--allow-root',
+      '/b',
+      '--tool-timeout',
+      '1.5',
+    ],
+    '/work',
+  );
+  assert.deepEqual(parsed, {
+    kind: 'run',
+    options: {
+      host: '::1',
+      port: 0,
+      portFallback: false,
+      dataDir: '/work/d',
+      allowRoots: ['/work/a', '/b'],
+      toolTimeoutMs: 1500,
+    },
+  });
+});
+
+test('help, and clear errors for bad values and unknown options', () => {
+  assert.deepEqual(parseServeArgs(['--help']), { kind: 'help' });
+  assert.deepEqual(parseServeArgs(['-h', '--port', 'x']), { kind: 'help' });
+  for (const [argv, pattern] of [
+    [['--port', '70000'], /--port must be a port number/],
+    [['--port', 'abc'], /--port must be a port number/],
+    [['--tool-timeout', '0'], /--tool-timeout must be a positive number/],
+    [['--verbose'], /Unknown option '--verbose'/],
+    [['extra'], /Unexpected argument 'extra'/],
+  ] as const) {
+    const parsed = parseServeArgs(argv);
+    assert.equal(parsed.kind, 'error', argv.join(' '));
+    assert.match(parsed.kind === 'error' ? parsed.message : '', pattern);
+  }
+});

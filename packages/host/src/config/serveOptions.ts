@@ -1,0 +1,97 @@
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+/** The port `outrigger serve` tries first; the next few are tried when it is taken and no `--port` was given. */
+export const DEFAULT_PORT = 7420;
+export const DEFAULT_PORT_TRIES = 10;
+/** `.data` in the repository, shared with the terminal chat. */
+export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../../../../.data', import.meta.url));
+
+export const SERVE_USAGE = `usage: outrigger serve [--port N] [--host ADDR] [--data-dir DIR] [--allow-root DIR]... [--tool-timeout SEC]
+
+Runs the Outrigger host: durable Claude Code sessions behind an HTTP + SSE API and the web UI, and prints
+the URL to open (with its access token). Without ANTHROPIC_API_KEY (or another credential) it runs the
+offline demo model and says so.
+
+  --port N           listen on this port (default ${DEFAULT_PORT}, or the next free one up to ${DEFAULT_PORT + DEFAULT_PORT_TRIES - 1};
+                     0: any free port)
+  --host ADDR        listen on this address (default 127.0.0.1; anything else is reachable from the network,
+                     still only with the token)
+  --data-dir DIR     where the host keeps its database, token and logs (default: .data in the repository)
+  --allow-root DIR   sessions may only run in directories under DIR (repeatable; default: anywhere)
+  --tool-timeout SEC cancel a turn whose tool runs longer than this (default: off)
+  -h, --help         show this help
+`;
+
+export interface ServeOptions {
+  readonly host: string;
+  readonly port: number;
+  /** No `--port` was given: try the next ports when the default is taken. */
+  readonly portFallback: boolean;
+  readonly dataDir: string;
+  readonly allowRoots: readonly string[];
+  readonly toolTimeoutMs: number | undefined;
+}
+
+export type ServeArgs = { kind: 'help' } | { kind: 'error'; message: string } | { kind: 'run'; options: ServeOptions };
+
+export function parseServeArgs(argv: readonly string[], cwd = process.cwd()): ServeArgs {
+  let values: {
+    port?: string;
+    host?: string;
+    'data-dir'?: string;
+    'allow-root'?: string[];
+    'tool-timeout'?: string;
+    help?: boolean;
+  };
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'allow-root': { type: 'string', multiple: true },
+        'tool-timeout': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
+  }
+  if (values.help === true) return { kind: 'help' };
+  let port = DEFAULT_PORT;
+  if (values.port !== undefined) {
+    if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) {
+      return { kind: 'error', message: `--port must be a port number (0-65535), not '${values.port}'` };
+    }
+    port = Number(values.port);
+  }
+  let toolTimeoutMs: number | undefined;
+  if (values['tool-timeout'] !== undefined) {
+    const seconds = Number(values['tool-timeout']);
+    if (!Number.isFinite(seconds) || seconds <= 0) {
+      return {
+        kind: 'error',
+        message: `--tool-timeout must be a positive number of seconds, not '${values['tool-timeout']}'`,
+      };
+    }
+    toolTimeoutMs = Math.round(seconds * 1000);
+  }
+  const host = values.host ?? '127.0.0.1';
+  if (host.trim() === '') return { kind: 'error', message: '--host must not be empty' };
+  return {
+    kind: 'run',
+    options: {
+      host,
+      port,
+      portFallback: values.port === undefined,
+      dataDir: resolve(cwd, values['data-dir'] ?? DEFAULT_DATA_DIR),
+      allowRoots: (values['allow-root'] ?? []).map((root) => resolve(cwd, root)),
+      toolTimeoutMs,
+    },
+  };
+}

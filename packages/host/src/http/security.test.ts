@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { hostErrorBodySchema } from '@outrigger/host-api';
+import { ownHostHeaders, tokenCookieName, tokenMatches } from './security.ts';
+import { appForTest, TEST_PORT, TEST_TOKEN } from './testing/appTestSupport.ts';
+
+async function codeOf(response: Response): Promise<string> {
+  return hostErrorBodySchema.parse(await response.json()).error.code;
+}
+
+test('the API needs the token: none, a wrong one, or one in the query string are refused with 401', async () => {
+  const { call, service } = appForTest();
+  const none = await call('/api/info', { headers: { authorization: '' } });
+  assert.equal(none.status, 401);
+  assert.equal(await codeOf(none), 'unauthorized');
+  assert.equal(none.headers.get('www-authenticate'), 'Bearer realm="outrigger"');
+  assert.equal((await call('/api/info', { headers: { authorization: `Bearer ${TEST_TOKEN}x` } })).status, 401);
+  assert.equal((await call('/api/info', { headers: { authorization: `Basic ${TEST_TOKEN}` } })).status, 401);
+  const inQuery = await call(`/api/info?token=${TEST_TOKEN}`, { headers: { authorization: '' } });
+  assert.equal(inQuery.status, 401);
+  assert.match(hostErrorBodySchema.parse(await inQuery.json()).error.message, /only in the Authorization header/);
+  // Even alongside a valid header, a token in an API URL is refused: it would leak into logs and histories.
+  assert.equal((await call(`/api/info?token=${TEST_TOKEN}`)).status, 401);
+  assert.equal((await call('/api/sessions', { method: 'POST', headers: { authorization: '' } })).status, 401);
+  assert.equal(service.calls.length, 0);
+  assert.equal((await call('/api/info')).status, 200);
+});
+
+test('the cookie of this port authenticates; another port’s cookie does not', async () => {
+  const { call } = appForTest();
+  const withCookie = (cookie: string) => call('/api/info', { headers: { authorization: '', cookie } });
+  assert.equal((await withCookie(`a=b; ${tokenCookieName(TEST_PORT)}=${TEST_TOKEN}`)).status, 200);
+  assert.equal((await withCookie(`${tokenCookieName(TEST_PORT + 1)}=${TEST_TOKEN}`)).status, 401);
+  assert.equal((await withCookie(`${tokenCookieName(TEST_PORT)}=wrong`)).status, 401);
+});
+
+test('the page load trades ?token= for an HttpOnly SameSite=Strict cookie and a redirect without it', async () => {
+  const { call } = appForTest();
+  const response = await call(`/?token=${TEST_TOKEN}&view=inbox`, {
+    headers: { authorization: '' },
+    redirect: 'manual',
+  });
+  assert.equal(response.status, 303);
+  assert.equal(response.headers.get('location'), '/?view=inbox');
+  const cookie = response.headers.get('set-cookie') ?? '';
+  assert.match(cookie, new RegExp(`^${tokenCookieName(TEST_PORT)}=${TEST_TOKEN};`));
+  for (const attribute of ['HttpOnly', 'SameSite=Strict', 'Path=/']) assert.ok(cookie.includes(attribute), attribute);
+  assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
+
+  const wrong = await call('/?token=nope', { headers: { authorization: '' }, redirect: 'manual' });
+  assert.equal(wrong.status, 401);
+  assert.equal(wrong.headers.get('set-cookie'), null);
+  // Only the page load: another page with the token is not exchanged.
+  const elsewhere = await call(`/sessions/1?token=${TEST_TOKEN}`, {
+    headers: { authorization: '' },
+    redirect: 'manual',
+  });
+  assert.equal(elsewhere.headers.get('set-cookie'), null);
+});
+
+test('a foreign Origin is refused with 403 on every route, the host’s own origin is not', async () => {
+  const { call } = appForTest();
+  for (const origin of [
+    'http://evil.example',
+    'null',
+    `http://127.0.0.1:${TEST_PORT + 1}`,
+    `https://127.0.0.1:${TEST_PORT}`,
+  ]) {
+    for (const [path, method] of [
+      ['/api/info', 'GET'],
+      ['/api/sessions', 'POST'],
+      ['/', 'GET'],
+      [`/?token=${TEST_TOKEN}`, 'GET'],
+    ] as const) {
+      const response = await call(path, { method, headers: { origin }, redirect: 'manual' });
+      assert.equal(response.status, 403, `${origin} ${method} ${path}`);
+      assert.equal(await codeOf(response), 'forbidden');
+    }
+  }
+  for (const origin of [
+    `http://127.0.0.1:${TEST_PORT}`,
+    `http://localhost:${TEST_PORT}`,
+    `http://[::1]:${TEST_PORT}`,
+  ]) {
+    assert.equal((await call('/api/info', { headers: { origin } })).status, 200, origin);
+  }
+});
+
+test('a Host header that is not the host’s own address is refused with 421 (DNS rebinding)', async () => {
+  const { call } = appForTest();
+  for (const host of ['evil.example', `evil.example:${TEST_PORT}`, `127.0.0.1:${TEST_PORT + 1}`, '127.0.0.1', '']) {
+    const response = await call('/api/info', { headers: { host } });
+    assert.equal(response.status, 421, host);
+    assert.equal(await codeOf(response), 'misdirected_request');
+    assert.equal((await call('/', { headers: { host } })).status, 421, `page with ${host}`);
+  }
+  for (const host of [`localhost:${TEST_PORT}`, `[::1]:${TEST_PORT}`, `LOCALHOST:${TEST_PORT}`]) {
+    assert.equal((await call('/api/info', { headers: { host } })).status, 200, host);
+  }
+});
+
+test('own host names: loopback names and the bound address, with the port', () => {
+  const hosts = ownHostHeaders({ port: 80, boundHost: '10.1.2.3' });
+  for (const host of ['127.0.0.1:80', 'localhost', '[::1]:80', '10.1.2.3:80', '10.1.2.3'])
+    assert.ok(hosts.has(host), host);
+  assert.ok(ownHostHeaders({ port: 9, boundHost: '::1' }).has('[::1]:9'));
+  assert.ok(!ownHostHeaders({ port: 9, boundHost: '127.0.0.1' }).has('10.1.2.3:9'));
+});
+
+test('tokens compare by digest, whatever the candidate', () => {
+  assert.equal(tokenMatches(TEST_TOKEN, TEST_TOKEN), true);
+  assert.equal(tokenMatches(`${TEST_TOKEN}x`, TEST_TOKEN), false);
+  assert.equal(tokenMatches('', TEST_TOKEN), false);
+  assert.equal(tokenMatches(undefined, TEST_TOKEN), false);
+});

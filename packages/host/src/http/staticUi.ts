@@ -1,0 +1,41 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { serveStatic } from '@hono/node-server/serve-static';
+import type { Env, Hono } from 'hono';
+
+/** Shown at `/` until `packages/web` has been built. */
+export const UI_NOT_BUILT_PAGE = `<!doctype html>
+<html lang="en">
+<meta charset="utf-8">
+<title>Outrigger</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem}code{background:#eee;padding:0 .25rem}</style>
+<h1>Outrigger is running</h1>
+<p>The web UI is not built yet. Build it with <code>npm run build -w packages/web</code>
+(or run <code>npm start</code>, which builds it when it is missing), then reload this page.</p>
+<p>The HTTP API is up: see <code>docs/host-api.md</code>. The terminal chat works too: <code>outrigger chat</code>.</p>
+</html>
+`;
+
+/**
+ * The web UI: the built files of `packages/web/dist` (traversal, encoded dots and backslashes refused by
+ * `serveStatic`), `index.html` for any other non-API path so the UI's own routes survive a reload, and a page
+ * that says how to build the UI while there is none.
+ */
+export function mountStaticUi<E extends Env>(app: Hono<E>, webDist: string | undefined): void {
+  const index = webDist === undefined ? undefined : join(webDist, 'index.html');
+  const built = () => index !== undefined && existsSync(index);
+  const noStore = { 'cache-control': 'no-store' };
+  if (webDist !== undefined) {
+    app.use('*', async (c, next) => {
+      if (c.req.path.startsWith('/api/') || !built()) return next();
+      return serveStatic({ root: webDist })(c, next);
+    });
+  }
+  app.get('*', async (c, next) => {
+    if (c.req.path.startsWith('/api/') || c.req.path === '/api') return next();
+    if (!built()) return c.html(UI_NOT_BUILT_PAGE, 200, noStore);
+    // A missing asset is a 404, not the page: a stale chunk must not load as HTML.
+    if (/\.[A-Za-z0-9]+$/.test(c.req.path)) return next();
+    return serveStatic({ root: webDist as string, path: 'index.html' })(c, next);
+  });
+}

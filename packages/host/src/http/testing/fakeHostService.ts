@@ -1,0 +1,223 @@
+import type {
+  HostEvent,
+  HostInfo,
+  PostTurnBody,
+  PostTurnResponse,
+  SessionDetail,
+  SessionEvent,
+  SessionSnapshot,
+} from '@outrigger/host-api';
+import { hostLimits } from '@outrigger/host-api';
+import { HostError } from '../../hostError.ts';
+import type { EventStream, HostService } from '../../service/hostService.ts';
+import { MemoryEventLog } from './memoryEventLog.ts';
+
+type Method = Exclude<keyof HostService, 'info'>;
+
+/**
+ * A `HostService` for HTTP tests: every call is recorded; sessions, turns and both event logs are kept in
+ * memory; a posted turn publishes `turn_started`, one `text`, `result` and `done` on the next tick. Any
+ * method can be replaced through `overrides` (e.g. to throw a given error).
+ */
+export class FakeHostService implements HostService {
+  readonly calls: { method: string; args: unknown[] }[] = [];
+  readonly sessionLogs = new Map<string, MemoryEventLog<SessionEvent>>();
+  readonly hostLog: MemoryEventLog<HostEvent>;
+  readonly overrides: Partial<Record<Method, (...args: never[]) => unknown>> = {};
+  readonly #bufferLimit: number | undefined;
+  #turns = 0;
+  closed = false;
+
+  constructor(options: { bufferLimit?: number } = {}) {
+    this.#bufferLimit = options.bufferLimit;
+    this.hostLog = new MemoryEventLog({ bufferLimit: options.bufferLimit });
+  }
+
+  info(): HostInfo {
+    return {
+      version: '0.1.0',
+      modelBackend: 'demo',
+      modelBackendReason: 'no credential was found',
+      defaultCwd: '/tmp',
+      allowRoots: [],
+      limits: { ...hostLimits },
+    };
+  }
+
+  /** Adds a session (no call recorded) and returns its id. */
+  addSession(id: string): string {
+    this.sessionLogs.set(id, new MemoryEventLog({ bufferLimit: this.#bufferLimit }));
+    return id;
+  }
+
+  /** Appends an event with the next seq to a session's log (published to its open streams). */
+  publish(sessionId: string, event: DistributiveOmitSeq<SessionEvent>): SessionEvent {
+    const log = this.#log(sessionId);
+    const seq = log.events.length + 1;
+    return log.append({ type: event.type, data: { ...event.data, seq } } as SessionEvent);
+  }
+
+  #log(sessionId: string): MemoryEventLog<SessionEvent> {
+    const log = this.sessionLogs.get(sessionId);
+    if (log === undefined) throw new HostError('not_found', 'no such session');
+    return log;
+  }
+
+  async #call<T>(method: Method, args: unknown[], fallback: () => T | Promise<T>): Promise<T> {
+    this.calls.push({ method, args });
+    const override = this.overrides[method] as ((...values: unknown[]) => T | Promise<T>) | undefined;
+    return override === undefined ? fallback() : override(...args);
+  }
+
+  createSession: HostService['createSession'] = (body) =>
+    this.#call('createSession', [body], () => {
+      const id = this.addSession(`s${this.sessionLogs.size + 1}`);
+      return { id, providerSessionId: id, session: summary(id, body.cwd) };
+    });
+  listSessions: HostService['listSessions'] = (options) =>
+    this.#call('listSessions', [options], () => [...this.sessionLogs.keys()].map((id) => summary(id, '/tmp')));
+  getSnapshot: HostService['getSnapshot'] = (sessionId) =>
+    this.#call('getSnapshot', [sessionId], () => snapshot(sessionId, this.#log(sessionId).events.length));
+  renameSession: HostService['renameSession'] = (sessionId, title) =>
+    this.#call('renameSession', [sessionId, title], () => ({ ...detail(sessionId), title }));
+  updateSettings: HostService['updateSettings'] = (sessionId, patch) =>
+    this.#call('updateSettings', [sessionId, patch], () => detail(sessionId));
+  closeSession: HostService['closeSession'] = (sessionId) => this.#call('closeSession', [sessionId], () => undefined);
+  forkSession: HostService['forkSession'] = (sessionId, body) =>
+    this.#call('forkSession', [sessionId, body], () => ({
+      id: 'f1',
+      providerSessionId: 'f1',
+      session: summary('f1', '/tmp'),
+    }));
+  postTurn: HostService['postTurn'] = (sessionId, body) =>
+    this.#call('postTurn', [sessionId, body], () => this.#runTurn(sessionId, body));
+  cancelTurn: HostService['cancelTurn'] = (sessionId, turnId, budgets) =>
+    this.#call('cancelTurn', [sessionId, turnId, budgets], () => ({
+      turnId,
+      canceled: true,
+      disposition: 'pre_accept' as const,
+      providerTurnId: turnId,
+    }));
+  listMessages: HostService['listMessages'] = (sessionId, query) =>
+    this.#call('listMessages', [sessionId, query], () => ({ messages: [], turns: [], hasMore: false }));
+  getToolResult: HostService['getToolResult'] = (sessionId, toolUseId) =>
+    this.#call('getToolResult', [sessionId, toolUseId], () => ({
+      type: 'tool_result' as const,
+      tool_use_id: toolUseId,
+      content: 'ok',
+      is_error: false,
+      resultSource: 'canonical' as const,
+      truncated: false,
+      length: 2,
+    }));
+  getAttachment: HostService['getAttachment'] = (attachmentId) =>
+    this.#call('getAttachment', [attachmentId], () => ({
+      mediaType: 'image/png' as const,
+      bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47]),
+    }));
+  listTasks: HostService['listTasks'] = (sessionId) => this.#call('listTasks', [sessionId], () => []);
+  createTask: HostService['createTask'] = (body) =>
+    this.#call('createTask', [body], () => ({
+      id: 'task-1',
+      session_id: body.session_id,
+      title: body.title,
+      status: body.status ?? 'pending',
+      description: body.description ?? null,
+      sort_order: 0,
+      source: 'user' as const,
+      created_at: 1,
+      updated_at: 1,
+    }));
+  updateTask: HostService['updateTask'] = (taskId, patch) =>
+    this.#call('updateTask', [taskId, patch], () => {
+      throw new HostError('conflict', 'an SDK task follows the agent’s plan and cannot be edited');
+    });
+  deleteTask: HostService['deleteTask'] = (taskId) => this.#call('deleteTask', [taskId], () => undefined);
+  listInteractions: HostService['listInteractions'] = (filter) => this.#call('listInteractions', [filter], () => []);
+  answerInteraction: HostService['answerInteraction'] = (sessionId, requestId, body) =>
+    this.#call('answerInteraction', [sessionId, requestId, body], () => {
+      throw new HostError('gone', 'the interaction was superseded');
+    });
+
+  openSessionStream(sessionId: string, afterSeq: number): EventStream<SessionEvent> {
+    this.calls.push({ method: 'openSessionStream', args: [sessionId, afterSeq] });
+    return this.#log(sessionId).open(afterSeq);
+  }
+
+  openHostStream(afterSeq: number): EventStream<HostEvent> {
+    this.calls.push({ method: 'openHostStream', args: [afterSeq] });
+    return this.hostLog.open(afterSeq);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const log of this.sessionLogs.values()) log.shutdown();
+    this.hostLog.shutdown();
+  }
+
+  #runTurn(sessionId: string, body: PostTurnBody): PostTurnResponse {
+    this.#log(sessionId);
+    this.#turns += 1;
+    const turnId = `t${this.#turns}`;
+    setImmediate(() => {
+      const base = { session_id: sessionId, turnId };
+      this.publish(sessionId, { type: 'turn_started', data: { ...base, kind: 'user', message: null } });
+      const text = `echo: ${body.prompt}`;
+      this.publish(sessionId, {
+        type: 'text',
+        data: { ...base, messageId: `m-${turnId}`, delta: text, final: true, text, interrupted: false },
+      });
+      this.publish(sessionId, {
+        type: 'result',
+        data: { ...base, outcome: 'completed', stopReason: 'end_turn', error: null, usage: null, durationMs: 1 },
+      });
+      this.publish(sessionId, { type: 'done', data: { ...base, outcome: 'completed', error: null } });
+    });
+    return { turnId, queued: false, steered: false, replayed: false };
+  }
+}
+
+type DistributiveOmitSeq<E> = E extends { type: infer T; data: infer D } ? { type: T; data: Omit<D, 'seq'> } : never;
+
+function summary(id: string, cwd: string) {
+  return {
+    id,
+    title: 'New session',
+    cwd,
+    status: 'idle' as const,
+    closed: false,
+    needsInputCount: 0,
+    runningTurnId: null,
+    lastError: null,
+    model: 'default',
+    permissionMode: 'default' as const,
+    forkedFrom: null,
+    createdAt: 1,
+    updatedAt: 1,
+    lastActivityAt: 1,
+  };
+}
+
+function detail(id: string): SessionDetail {
+  return {
+    ...summary(id, '/tmp'),
+    providerSessionId: id,
+    settings: { model: 'default', permissionMode: 'default', planMode: false, effort: null },
+    effectiveModel: null,
+    configOptions: [],
+    usage: { contextWindow: null, inputTokens: 0, outputTokens: 0, totalCostUsd: null },
+  };
+}
+
+function snapshot(id: string, lastSeq: number): SessionSnapshot {
+  return {
+    session: detail(id),
+    lastSeq,
+    openTurn: null,
+    pendingInteractions: [],
+    queuedPrompts: [],
+    backgroundTasks: [],
+    tasks: [],
+    messages: { messages: [], turns: [], hasMore: false },
+  };
+}

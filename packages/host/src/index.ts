@@ -1,0 +1,21 @@
+export {
+  DEFAULT_DATA_DIR,
+  DEFAULT_PORT,
+  parseServeArgs,
+  SERVE_USAGE,
+  type ServeArgs,
+  type ServeOptions,
+} from './config/serveOptions.ts';
+export { HostError } from './hostError.ts';
+export { createHostApp, type HostAppOptions } from './http/hostApp.ts';
+export { PortInUseError } from './http/httpServer.ts';
+export { createFileAndStderrLogger, createMemoryLogger, type HostLogger, silentLogger } from './logging/hostLogger.ts';
+export {
+  type RunningHost,
+  type ServiceContext,
+  type ServiceFactory,
+  type StartHostOptions,
+  startHost,
+  WEB_DIST,
+} from './serve.ts';
+export type { EventStream, HostService } from './service/hostService.ts';

@@ -1,0 +1,134 @@
+import type {
+  InteractionAnswer,
+  InteractionKind,
+  interactionResolutions,
+  PatchSettingsBody,
+} from '@outrigger/host-api';
+import type { InteractionRecord, SessionRecord, TurnRecord } from '../store/records.ts';
+import type { ProjectionDraft } from './projectionDraft.ts';
+import { toolBlockOf } from './rows.ts';
+
+/*
+ * Interactions (invariant 6): stored when the agent asks, resolved once (answered or superseded),
+ * each change on the session stream and the host stream; and the settings they can change.
+ */
+
+export type SupersedeResolution = Exclude<(typeof interactionResolutions)[number], 'answered'>;
+
+const permissionModes: ReadonlySet<string> = new Set(['default', 'acceptEdits', 'plan', 'bypassPermissions', 'auto']);
+
+export function interactionRequested(
+  d: ProjectionDraft,
+  turn: TurnRecord,
+  payload: {
+    turnId: string;
+    requestId: string;
+    toolCallId: string;
+    toolName: string;
+    agentId?: string;
+    input: Record<string, unknown>;
+    options: InteractionRecord['options'];
+  },
+): void {
+  if (d.interaction(payload.requestId) !== undefined) return;
+  const kind: InteractionKind =
+    payload.toolName === 'AskUserQuestion' ? 'question' : payload.toolName === 'ExitPlanMode' ? 'plan' : 'approval';
+  const toolRow = d.toolRow(payload.toolCallId);
+  const interaction: InteractionRecord = {
+    requestId: payload.requestId,
+    session_id: d.sessionId,
+    turnId: turn.id,
+    kind,
+    toolName: payload.toolName,
+    tool_use_id: payload.toolCallId,
+    input: payload.input,
+    options: payload.options,
+    agentId: payload.agentId ?? null,
+    parentToolUseId: (toolRow === undefined ? undefined : toolBlockOf(toolRow)?.parentToolUseId) ?? null,
+    status: 'pending',
+    answer: null,
+    resolution: null,
+    createdAt: d.now,
+    resolvedAt: null,
+  };
+  d.putInteraction(interaction);
+  d.emit({ type: 'permission_request', data: { session_id: d.sessionId, turnId: turn.id, interaction } });
+  d.emitHost({ type: 'permission_request', data: { session_id: d.sessionId, interaction } });
+  d.touch();
+}
+
+export function answerInteraction(d: ProjectionDraft, interaction: InteractionRecord, answer: InteractionAnswer): void {
+  const answered: InteractionRecord = {
+    ...interaction,
+    status: 'answered',
+    answer,
+    resolution: 'answered',
+    resolvedAt: d.now,
+  };
+  d.putInteraction(answered);
+  emitResolved(d, answered);
+  // ExitPlanMode: the chosen option is the permission mode the session continues in.
+  if (interaction.kind === 'plan' && answer.action === 'allow' && permissionModes.has(answer.optionId)) {
+    applySettings(d, {
+      permissionMode: answer.optionId as SessionRecord['settings']['permissionMode'],
+      planMode: false,
+    });
+  }
+}
+
+export function supersedeInteraction(
+  d: ProjectionDraft,
+  interaction: InteractionRecord,
+  resolution: SupersedeResolution,
+): void {
+  const superseded: InteractionRecord = { ...interaction, status: 'superseded', resolution, resolvedAt: d.now };
+  d.putInteraction(superseded);
+  emitResolved(d, superseded);
+}
+
+export function emitResolved(d: ProjectionDraft, interaction: InteractionRecord): void {
+  const resolution = interaction.resolution ?? 'answered';
+  d.emit({
+    type: 'permission_resolved',
+    data: {
+      session_id: d.sessionId,
+      turnId: interaction.turnId,
+      requestId: interaction.requestId,
+      status: interaction.status,
+      resolution,
+      answer: interaction.answer,
+    },
+  });
+  d.emitHost({
+    type: 'permission_resolved',
+    data: {
+      session_id: d.sessionId,
+      turnId: interaction.turnId,
+      requestId: interaction.requestId,
+      status: interaction.status,
+      resolution,
+    },
+  });
+}
+
+export function applySettings(d: ProjectionDraft, patch: PatchSettingsBody): void {
+  const before = d.session.settings;
+  const settings = {
+    model: patch.model ?? before.model,
+    permissionMode: patch.permissionMode ?? before.permissionMode,
+    planMode: patch.planMode ?? before.planMode,
+    effort: patch.effort ?? before.effort,
+  };
+  if (JSON.stringify(settings) === JSON.stringify(before)) return;
+  d.patchSession({ settings }, true);
+  d.emit({
+    type: 'settings',
+    data: { session_id: d.sessionId, settings, effectiveModel: d.session.effectiveModel },
+  });
+  if (settings.permissionMode !== before.permissionMode || settings.planMode !== before.planMode) {
+    d.emit({
+      type: 'mode_changed',
+      data: { session_id: d.sessionId, permissionMode: settings.permissionMode, planMode: settings.planMode },
+    });
+  }
+}

@@ -1,0 +1,327 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { SessionEvent } from '@outrigger/host-api';
+import type { SidecarEvent } from '@outrigger/protocol';
+import { readFixture, replayFixture } from '../../test/fixtures/fixtureReplay.ts';
+import { CommitPublisher } from '../events/commitPublisher.ts';
+import { EventHub } from '../events/eventHub.ts';
+import type { SessionLedger } from '../sessions/sessionLedger.ts';
+import type { HostViews, SessionLedgers } from '../sessions/sessionManager.ts';
+import { FaultInjectingStore } from '../store/faultInjectingStore.ts';
+import { SqliteHostStore } from '../store/sqlite/sqliteHostStore.ts';
+import { StoreError } from '../store/storeError.ts';
+import { type ProjectedSessionLedger, ProjectedSessionLedgers } from './projectedSessionLedger.ts';
+import { hostViews } from './views.ts';
+
+const settings = { model: 'default', permissionMode: 'default', planMode: false, effort: null } as const;
+const prompt = (text: string, clientMessageId: string | null = null) => ({
+  prompt: text,
+  input: [],
+  attachments: [],
+  clientMessageId,
+});
+const event = (type: string, payload: Record<string, unknown>) =>
+  ({ type, payload: { agentSessionId: 's1', ...payload } }) as unknown as SidecarEvent;
+
+async function setup() {
+  const store = new FaultInjectingStore(SqliteHostStore.open({ path: ':memory:' }));
+  const hub = new EventHub(store);
+  let clock = 5_000;
+  const ledgers = new ProjectedSessionLedgers({
+    store,
+    committer: new CommitPublisher(store, hub),
+    now: () => (clock += 10),
+  });
+  const ledger = await ledgers.create({ id: 's1', cwd: '/tmp/work', settings, providerSessionId: 'prov-1' });
+  return { store, hub, ledgers, ledger };
+}
+
+async function runTurn(ledger: ProjectedSessionLedger, turnId: string, text = 'answer') {
+  await ledger.acceptTurn(turnId, prompt(`prompt of ${turnId}`), false);
+  await ledger.applySidecarEvent(event('provider_turn_identity_resolved', { turnId, providerTurnId: `p-${turnId}` }));
+  await ledger.applySidecarEvent(event('assistant_completed', { turnId, messageId: `m-${turnId}`, content: text }));
+  await ledger.applySidecarEvent(event('turn_completed', { turnId, stopReason: 'end_turn' }));
+}
+
+test('the projection implements the runtime’s ports', async () => {
+  const { store, ledgers, ledger } = await setup();
+  const asPort: SessionLedger = ledger;
+  const ledgersPort: SessionLedgers = ledgers;
+  const viewsPort: HostViews = hostViews;
+  assert.equal(asPort.sessionId, 's1');
+  assert.ok(ledgersPort && viewsPort);
+  assert.equal(ledger.session.title, 'work', 'named after its directory');
+  assert.equal(ledger.session.titleSource, 'default');
+  const named = await ledgers.create({ id: 's2', cwd: '/tmp/x', title: 'Mine', settings, providerSessionId: 'p2' });
+  assert.equal(named.session.titleSource, 'user');
+  await store.close();
+});
+
+test('what a ledger commits reaches streams only after the commit, in order', async () => {
+  const { store, hub, ledger } = await setup();
+  const stream = hub.openSessionStream('s1', 0);
+  const seen: SessionEvent[] = [];
+  const reading = (async () => {
+    for await (const item of stream) {
+      seen.push(item);
+      if (item.type === 'done') break;
+    }
+  })();
+  await runTurn(ledger, 't1');
+  await reading;
+  assert.deepEqual(
+    seen.map((item) => item.type),
+    ['status', 'turn_started', 'status', 'text', 'result', 'done'],
+  );
+  assert.deepEqual(seen, (await store.readSessionEvents('s1', 0, 100)).slice(0, seen.length));
+  hub.shutdown();
+  await store.close();
+});
+
+test('a refused commit throws, keeps nothing and leaves the ledger as the store has it', async () => {
+  const { store, ledger } = await setup();
+  await ledger.acceptTurn('t1', prompt('go'), false);
+  await ledger.applySidecarEvent(event('provider_turn_identity_resolved', { turnId: 't1', providerTurnId: 'p1' }));
+  store.failWrite(1);
+  await assert.rejects(
+    ledger.applySidecarEvent(event('turn_completed', { turnId: 't1', stopReason: 'end_turn' })),
+    StoreError,
+  );
+  assert.equal(ledger.turn('t1')?.status, 'running', 'the ledger did not move on');
+  assert.equal(ledger.session.status, 'running');
+  const applied = await ledger.applySidecarEvent(event('turn_completed', { turnId: 't1', stopReason: 'end_turn' }));
+  assert.deepEqual(applied.endedTurnIds, ['t1'], 'the same event applies once the store takes writes again');
+  const dones = (await store.readSessionEvents('s1', 0, 100)).filter((item) => item.type === 'done');
+  assert.equal(dones.length, 1);
+  await store.close();
+});
+
+test('a commit whose acknowledgement was lost is not applied twice: the ledger reloads what the store kept', async () => {
+  const { store, ledger } = await setup();
+  await ledger.acceptTurn('t1', prompt('go'), false);
+  await ledger.applySidecarEvent(event('provider_turn_identity_resolved', { turnId: 't1', providerTurnId: 'p1' }));
+  store.failWrite(1, 'lose_ack');
+  await assert.rejects(ledger.applySidecarEvent(event('turn_completed', { turnId: 't1', stopReason: 'end_turn' })));
+  assert.equal(ledger.turn('t1')?.status, 'completed', 'reloaded from the store, which has the commit');
+  const again = await ledger.applySidecarEvent(event('turn_completed', { turnId: 't1', stopReason: 'end_turn' }));
+  assert.deepEqual(again.endedTurnIds, []);
+  const dones = (await store.readSessionEvents('s1', 0, 100)).filter((item) => item.type === 'done');
+  assert.equal(dones.length, 1, 'still one done');
+  await store.close();
+});
+
+test('a late event for a turn the ledger let go of is applied to the stored rows', async () => {
+  const { store, ledger } = await setup();
+  await ledger.acceptTurn('t1', prompt('go'), false);
+  await ledger.applySidecarEvent(event('provider_turn_identity_resolved', { turnId: 't1', providerTurnId: 'p1' }));
+  const bash = {
+    turnId: 't1',
+    toolCallId: 'tu-old',
+    callId: 'tu-old',
+    toolName: 'Bash',
+    callType: 'command',
+    name: 'Bash',
+    status: 'completed',
+    input: { command: 'ls' },
+    locations: [],
+    metadata: { adapter: 'claude-agent-sdk', toolName: 'Bash', resultSource: 'hook' },
+    output: { toolResponse: { stdout: 'from the hook' } },
+  };
+  await ledger.applySidecarEvent(event('tool_completed', bash));
+  await ledger.applySidecarEvent(event('turn_completed', { turnId: 't1', stopReason: 'end_turn' }));
+  await runTurn(ledger, 't2');
+  await runTurn(ledger, 't3');
+  assert.equal(ledger.turn('t1'), undefined, 'the old turn was let go of');
+  await ledger.applySidecarEvent(
+    event('tool_completed', {
+      ...bash,
+      metadata: { ...bash.metadata, resultSource: 'canonical' },
+      output: { text: 'canonical' },
+    }),
+  );
+  const row = await store.getToolMessage('s1', 'tu-old');
+  assert.deepEqual(
+    row?.content
+      .filter((block) => block.type === 'tool_result')
+      .map((block) => block.type === 'tool_result' && block.content),
+    ['canonical'],
+  );
+  assert.equal((await store.getTurn('s1', 't1'))?.status, 'completed', 'and the old turn stays ended');
+  await store.close();
+});
+
+test('a queued turn with images starts with their stored sizes on its prompt row', async () => {
+  const { store, ledger } = await setup();
+  await ledger.acceptTurn('t1', prompt('first'), false);
+  await ledger.acceptTurn(
+    't2',
+    {
+      prompt: 'look',
+      input: [{ type: 'image', attachmentId: 'img-1', mediaType: 'image/png' }],
+      attachments: [
+        { id: 'img-1', sessionId: 's1', turnId: 't2', mediaType: 'image/png', bytes: new Uint8Array(7), createdAt: 1 },
+      ],
+      clientMessageId: 'c2',
+    },
+    true,
+  );
+  await ledger.failTurn('t1', { message: 'no', code: 'dispatch_failed', apiErrorStatus: null });
+  await ledger.startQueuedTurn('t2');
+  const rows = (await store.listTurnMessages('s1', 't2')).map((row) => row.content);
+  assert.deepEqual(rows, [
+    [
+      { type: 'text', text: 'look' },
+      { type: 'image', attachmentId: 'img-1', mediaType: 'image/png', bytes: 7 },
+    ],
+  ]);
+  assert.deepEqual(await store.findClientMessage('s1', 'c2'), { turnId: 't2', steer: false });
+  await store.close();
+});
+
+test('a fork copies the transcript through the turn and rebinds the copied turns to the child', async () => {
+  const { store, ledgers, ledger } = await setup();
+  await runTurn(ledger, 't1', 'one');
+  await runTurn(ledger, 't2', 'two');
+  await runTurn(ledger, 't3', 'three');
+  const fork = await ledgers.fork({
+    id: 'child',
+    cwd: '/tmp/work',
+    title: 'work (fork)',
+    settings,
+    providerSessionId: 'child-prov',
+    forkedFrom: { sessionId: 's1', turnId: 't2' },
+    bindings: [
+      { providerTurnId: 'child-p1', checkpointMessageId: 'child-c1' },
+      { providerTurnId: 'child-p2', checkpointMessageId: 'child-c2' },
+    ],
+    resumeCursor: { kind: 'claude-agent-sdk', version: 1, resume: 'child-prov', turnCount: 2 },
+  });
+  assert.deepEqual(
+    (await store.listTurns('child')).map((turn) => [
+      turn.id,
+      turn.providerTurnId,
+      turn.checkpointMessageId,
+      turn.providerSessionId,
+    ]),
+    [
+      ['t1', 'child-p1', 'child-c1', 'child-prov'],
+      ['t2', 'child-p2', 'child-c2', 'child-prov'],
+    ],
+  );
+  const texts = (await store.listMessages('child', { limit: 50 })).messages.map((row) =>
+    row.content[0]?.type === 'text' ? row.content[0].text : '',
+  );
+  assert.deepEqual(texts, ['prompt of t1', 'one', 'prompt of t2', 'two']);
+  assert.equal(fork.hasTranscript(), true);
+  assert.deepEqual(fork.session.forkedFrom, { sessionId: 's1', turnId: 't2' });
+  assert.equal(fork.session.resumeCursor?.resume, 'child-prov');
+  await runTurn(fork, 't4');
+  assert.deepEqual(
+    (await store.listTurns('child')).map((turn) => turn.ordinal),
+    [0, 1, 2],
+    'the fork continues after the copied turns',
+  );
+  await store.close();
+});
+
+test('user tasks are created after the others, edited and deleted; SDK and foreign tasks are refused', async () => {
+  const { store, ledgers, ledger } = await setup();
+  await runTurn(ledger, 't1');
+  const first = await ledger.createUserTask({ title: 'one' });
+  const second = await ledger.createUserTask({ title: 'two', status: 'in_progress', description: 'd' });
+  assert.deepEqual([first.sort_order, second.sort_order], [0, 1]);
+  const edited = await ledger.updateUserTask(first.id, { title: 'one!', status: 'completed' });
+  assert.equal(edited.title, 'one!');
+  assert.deepEqual(await store.getTask(first.id), edited);
+  await ledger.deleteUserTask(second.id);
+  assert.deepEqual(
+    (await store.listTasks('s1')).map((task) => task.id),
+    [first.id],
+  );
+  await store.syncSdkTasks('s1', 't1', [{ content: 'plan', status: 'pending' }], 1);
+  await assert.rejects(ledger.updateUserTask('sdk-s1-0', { title: 'x' }), { code: 'conflict' });
+  const other = await ledgers.create({ id: 's2', cwd: '/tmp/y', settings, providerSessionId: 'p' });
+  await assert.rejects(other.deleteUserTask(first.id), { code: 'not_found' });
+  await store.close();
+});
+
+test('events that arrived together apply in one go exactly as one by one', async () => {
+  const lines = readFixture('agent');
+  const one = await replayFixture(lines);
+  const expected = {
+    rows: (await one.store.listMessages(one.sessionId, { limit: 500 })).messages.map((row) => [
+      row.position,
+      row.status,
+      JSON.stringify(row.content),
+    ]),
+    events: (await one.sessionEvents()).map((item) => [item.type, 'turnId' in item.data ? item.data.turnId : null]),
+  };
+  await one.close();
+
+  // The same scenario, each run of events between two host requests handed over as one batch.
+  const store = new FaultInjectingStore(SqliteHostStore.open({ path: ':memory:' }));
+  const hub = new EventHub(store);
+  let clock = 1_000;
+  const ledgers = new ProjectedSessionLedgers({
+    store,
+    committer: new CommitPublisher(store, hub),
+    now: () => (clock += 10),
+  });
+  let ledger: ProjectedSessionLedger | undefined;
+  let batch: SidecarEvent[] = [];
+  const flush = async () => {
+    if (batch.length > 0) await ledger!.applySidecarEvents(batch);
+    batch = [];
+  };
+  for (const line of lines) {
+    if (line.kind === 'event') {
+      batch.push({ type: line.type, payload: line.payload } as SidecarEvent);
+      continue;
+    }
+    await flush();
+    if (line.type === 'start') {
+      ledger = await ledgers.create({
+        id: 'fixture-agent',
+        cwd: String(line.payload.cwd),
+        settings,
+        providerSessionId: 'x',
+      });
+    } else if (line.type === 'exec') {
+      await ledger!.acceptTurn(String(line.payload.turnId), prompt(String(line.payload.prompt)), false);
+    }
+  }
+  await flush();
+  assert.deepEqual(
+    (await store.listMessages('fixture-agent', { limit: 500 })).messages.map((row) => [
+      row.position,
+      row.status,
+      JSON.stringify(row.content),
+    ]),
+    expected.rows,
+  );
+  assert.deepEqual(
+    (await store.readSessionEvents('fixture-agent', 0, 1_000)).map((item) => [
+      item.type,
+      'turnId' in item.data ? item.data.turnId : null,
+    ]),
+    expected.events,
+  );
+
+  // A refused batch: nothing of it is kept and the ledger is back at what the store holds.
+  await ledger!.acceptTurn('t-late', prompt('again'), false);
+  store.failAllWrites();
+  await assert.rejects(
+    ledger!
+      .applySidecarEvents([
+        event('provider_turn_identity_resolved', { turnId: 't-late', providerTurnId: 'p-late' }),
+        event('turn_completed', { turnId: 't-late', stopReason: 'end_turn' }),
+      ])
+      .then(() => undefined),
+    StoreError,
+  );
+  store.heal();
+  assert.equal(ledger!.turn('t-late')?.providerTurnId, null);
+  assert.equal(ledger!.turn('t-late')?.status, 'running');
+  hub.shutdown();
+  await store.close();
+});

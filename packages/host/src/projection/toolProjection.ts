@@ -1,0 +1,293 @@
+import {
+  type AgentTask,
+  type BackgroundTask,
+  type ContentBlock,
+  hostLimits,
+  type ToolResultBlock,
+  type ToolUseBlock,
+} from '@outrigger/host-api';
+import type { DelegatedTask, ToolCall } from '@outrigger/protocol';
+import type { MessageRecord, TurnRecord } from '../store/records.ts';
+import type { ProjectionDraft } from './projectionDraft.ts';
+import { newRow, resultBlockOf, toolBlockOf } from './rows.ts';
+import { isTerminalTurn } from './sessionStatus.ts';
+import {
+  backgroundOf,
+  fileChangeOf,
+  liveOutputOf,
+  resultReplaces,
+  structuredPatchOf,
+  synthesizedResult,
+  toolInputOf,
+  toolResultFrom,
+} from './toolRows.ts';
+import { previewToolResult } from './views.ts';
+
+/*
+ * Tool calls in the transcript (invariant 4): one row per tool_use_id holding exactly one result by
+ * rank, the file change, live output, delegated (Agent) tasks on their call, and the session's
+ * background work (Agent tasks and background commands still running).
+ */
+
+/** Task statuses after which a delegated task no longer runs. */
+const endedTaskStatuses: ReadonlySet<string> = new Set([
+  'completed',
+  'failed',
+  'stopped',
+  'killed',
+  'canceled',
+  'cancelled',
+  'error',
+]);
+
+const preview = (text: string): string => text.slice(0, hostLimits.toolResultPreviewChars);
+
+export function toolUse(d: ProjectionDraft, turn: TurnRecord, call: ToolCall): void {
+  const existing = d.toolRow(call.toolCallId);
+  const before = existing === undefined ? undefined : toolBlockOf(existing);
+  const liveOutput = liveOutputOf(call);
+  const tool = toolBlock(d, call, before, {
+    output: liveOutput === undefined ? (before?.output ?? null) : preview(liveOutput),
+  });
+  const changed = before === undefined || JSON.stringify(before) !== JSON.stringify(tool);
+  if (!changed) return; // the same call again (a duplicate, or progress that shows nothing new)
+  const row = putToolRow(d, turn, call.toolCallId, tool, existing);
+  d.emit({ type: 'tool_use', data: { session_id: d.sessionId, turnId: row.turnId, messageId: row.id, tool } });
+  if (liveOutput !== undefined && preview(liveOutput) !== before?.output) {
+    d.emit({
+      type: 'tool_output',
+      data: {
+        session_id: d.sessionId,
+        turnId: row.turnId,
+        messageId: row.id,
+        tool_use_id: call.toolCallId,
+        output: preview(liveOutput),
+      },
+    });
+  }
+  trackBackgroundCommand(d, row, tool);
+  d.touch();
+}
+
+export function toolResult(d: ProjectionDraft, turn: TurnRecord, call: ToolCall, failed: boolean): void {
+  const existing = d.toolRow(call.toolCallId);
+  const before = existing === undefined ? undefined : toolBlockOf(existing);
+  const stored = existing === undefined ? undefined : resultBlockOf(existing);
+  const incoming = toolResultFrom(call, failed);
+  const wins = resultReplaces(incoming.resultSource, stored?.resultSource);
+  const winner = wins ? incoming : stored!;
+  const status: ToolUseBlock['status'] = wins ? (failed ? 'failed' : 'completed') : (before?.status ?? 'completed');
+  const tool = toolBlock(d, call, before, { status, endedAt: before?.endedAt ?? d.now });
+  if (
+    before !== undefined &&
+    stored !== undefined &&
+    JSON.stringify(before) === JSON.stringify(tool) &&
+    sameResult(stored, incoming)
+  ) {
+    return; // the same result again: nothing new to store or tell
+  }
+  const row = putToolRow(d, turn, call.toolCallId, tool, existing, winner);
+  if (before === undefined || JSON.stringify(before.fileChange) !== JSON.stringify(tool.fileChange)) {
+    d.emit({ type: 'tool_use', data: { session_id: d.sessionId, turnId: row.turnId, messageId: row.id, tool } });
+  }
+  // The log keeps every result, the transcript only the winner; clients apply the same rank.
+  d.emit({
+    type: 'tool_result',
+    data: {
+      session_id: d.sessionId,
+      turnId: row.turnId,
+      messageId: row.id,
+      tool_use_id: call.toolCallId,
+      status: tool.status === 'failed' ? 'failed' : 'completed',
+      result: previewToolResult(incoming),
+    },
+  });
+  trackBackgroundCommand(d, row, tool);
+  d.touch();
+}
+
+export function toolBlock(
+  d: ProjectionDraft,
+  call: ToolCall,
+  before: ToolUseBlock | undefined,
+  overrides: Partial<ToolUseBlock>,
+): ToolUseBlock {
+  const input = toolInputOf(call);
+  const patch = structuredPatchOf(call) ?? before?.fileChange?.structuredPatch;
+  const fileChange = fileChangeOf(call.toolName, input);
+  const parentToolUseId = call.metadata.parentToolUseId ?? before?.parentToolUseId ?? null;
+  return {
+    type: 'tool_use',
+    id: call.toolCallId,
+    name: call.toolName,
+    callType: call.callType,
+    input,
+    status: before?.status ?? 'running',
+    parentToolUseId,
+    locations: call.locations.map((location) => location.path),
+    fileChange:
+      fileChange === null ? null : patch === undefined ? fileChange : { ...fileChange, structuredPatch: patch },
+    agentTask: before?.agentTask ?? null,
+    background: backgroundOf(call) ?? before?.background ?? null,
+    output: before?.output ?? null,
+    startedAt: before?.startedAt ?? d.now,
+    endedAt: before?.endedAt ?? null,
+    ...overrides,
+  };
+}
+
+export function putToolRow(
+  d: ProjectionDraft,
+  turn: TurnRecord,
+  toolUseId: string,
+  tool: ToolUseBlock,
+  existing: MessageRecord | undefined,
+  result: ToolResultBlock | undefined = existing === undefined ? undefined : resultBlockOf(existing),
+): MessageRecord {
+  const content: ContentBlock[] = result === undefined ? [tool] : [tool, result];
+  const status: MessageRecord['status'] = tool.status === 'running' ? 'streaming' : 'complete';
+  const row: MessageRecord =
+    existing === undefined
+      ? newRow(d, turn.id, 'assistant', content, status, { toolUseId })
+      : { ...existing, content, status, updatedAt: d.now };
+  d.putMessage(row);
+  return row;
+}
+
+/** A `run_in_background` command keeps running after its call completed: it is background work of the session. */
+export function trackBackgroundCommand(d: ProjectionDraft, row: MessageRecord, tool: ToolUseBlock): void {
+  if (tool.background === null || tool.callType !== 'command') return;
+  const tasks = d.session.backgroundTasks;
+  const index = tasks.findIndex((task) => task.tool_use_id === tool.id);
+  const running = !endedTaskStatuses.has(tool.background.status);
+  if (index === -1 && !running) return;
+  const entry: BackgroundTask = {
+    tool_use_id: tool.id,
+    turnId: row.turnId,
+    kind: 'command',
+    taskId: tool.background.taskId,
+    description: typeof tool.input.description === 'string' ? tool.input.description : null,
+    status: tool.background.status,
+    startedAt: index === -1 ? d.now : tasks[index]!.startedAt,
+  };
+  const next = running
+    ? index === -1
+      ? [...tasks, entry]
+      : tasks.map((task, i) => (i === index ? entry : task))
+    : tasks.filter((_, i) => i !== index);
+  setBackground(d, next, row.turnId);
+}
+
+export function agentTask(d: ProjectionDraft, task: DelegatedTask): void {
+  const toolUseId = task.toolCallId || task.parentToolUseId;
+  const row = d.toolRow(toolUseId);
+  if (row === undefined) {
+    d.dropped = 'a delegated task without its Agent call';
+    return;
+  }
+  const tool = toolBlockOf(row)!;
+  const before = tool.agentTask;
+  const next: AgentTask = {
+    taskId: task.taskId ?? before?.taskId ?? null,
+    agentId: task.agentId ?? before?.agentId ?? null,
+    status: task.status,
+    description: task.description ?? before?.description ?? null,
+    summary: task.summary ?? before?.summary ?? null,
+    lastToolName: task.lastToolName ?? before?.lastToolName ?? null,
+    usage: isRecord(task.usage) ? task.usage : (before?.usage ?? null),
+    updatedAt: d.now,
+  };
+  if (before !== null && JSON.stringify({ ...before, updatedAt: 0 }) === JSON.stringify({ ...next, updatedAt: 0 })) {
+    return;
+  }
+  const updated: ToolUseBlock = { ...tool, agentTask: next };
+  const stored: MessageRecord = {
+    ...row,
+    content: row.content.map((block) => (block.type === 'tool_use' ? updated : block)),
+    updatedAt: d.now,
+  };
+  d.putMessage(stored);
+  d.emit({
+    type: 'agent_task',
+    data: { session_id: d.sessionId, turnId: row.turnId, messageId: row.id, tool_use_id: toolUseId, task: next },
+  });
+  const tasks = d.session.backgroundTasks;
+  const index = tasks.findIndex((entry) => entry.tool_use_id === toolUseId);
+  if (endedTaskStatuses.has(next.status)) {
+    if (index !== -1)
+      setBackground(
+        d,
+        tasks.filter((_, i) => i !== index),
+        row.turnId,
+      );
+    closeSubagentCalls(d, toolUseId, `the delegated task ended (${next.status})`);
+    return;
+  }
+  const entry: BackgroundTask = {
+    tool_use_id: toolUseId,
+    turnId: row.turnId,
+    kind: 'agent',
+    taskId: next.taskId,
+    description: next.description,
+    status: next.status,
+    startedAt: index === -1 ? d.now : tasks[index]!.startedAt,
+  };
+  if (index !== -1 && JSON.stringify(tasks[index]) === JSON.stringify(entry)) return;
+  setBackground(d, index === -1 ? [...tasks, entry] : tasks.map((t, i) => (i === index ? entry : t)), row.turnId);
+}
+
+export function setBackground(d: ProjectionDraft, tasks: BackgroundTask[], turnId: string | null): void {
+  d.patchSession({ backgroundTasks: tasks });
+  d.emit({ type: 'background_tasks', data: { session_id: d.sessionId, turnId, tasks } });
+}
+
+/** No background work runs any more: every entry goes, and calls its subagents left open get their result. */
+export function clearBackground(d: ProjectionDraft, reason: string): void {
+  const tasks = d.session.backgroundTasks;
+  if (tasks.length > 0) setBackground(d, [], null);
+  for (const row of [...d.allMessages()]) {
+    const tool = toolBlockOf(row);
+    if (
+      tool !== undefined &&
+      tool.status === 'running' &&
+      isTerminalTurn(d.turn(row.turnId) ?? { status: 'completed' })
+    ) {
+      synthesize(d, row, reason);
+    }
+  }
+}
+
+/** Open calls a subagent made under `agentToolUseId` end with a synthesized result. */
+export function closeSubagentCalls(d: ProjectionDraft, agentToolUseId: string, reason: string): void {
+  for (const row of [...d.allMessages()]) {
+    const tool = toolBlockOf(row);
+    if (tool?.status === 'running' && tool.parentToolUseId === agentToolUseId) synthesize(d, row, reason);
+  }
+}
+
+export function synthesize(d: ProjectionDraft, row: MessageRecord, reason: string): void {
+  const tool = toolBlockOf(row)!;
+  const result = synthesizedResult(tool.id, reason);
+  const ended: ToolUseBlock = { ...tool, status: 'failed', endedAt: tool.endedAt ?? d.now };
+  const stored: MessageRecord = { ...row, content: [ended, result], status: 'complete', updatedAt: d.now };
+  d.putMessage(stored);
+  d.emit({
+    type: 'tool_result',
+    data: {
+      session_id: d.sessionId,
+      turnId: row.turnId,
+      messageId: row.id,
+      tool_use_id: tool.id,
+      status: 'failed',
+      result,
+    },
+  });
+}
+
+function sameResult(a: ToolResultBlock, b: ToolResultBlock): boolean {
+  return a.resultSource === b.resultSource && a.is_error === b.is_error && a.content === b.content;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,543 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { describe, test } from 'node:test';
+import type { SidecarRequest } from '@outrigger/protocol';
+import { HostError } from '../hostError.ts';
+import {
+  createFakeSidecar,
+  defaultHandler,
+  type FakeHandler,
+  type FakeSidecar,
+} from '../sidecar/fakeSidecarConnection.ts';
+import { markedProcesses, SESSION_MARK_VARIABLE } from '../sidecar/processMarks.ts';
+import { recordingLogger } from '../sidecar/runtimeLogger.ts';
+import { SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
+import { testSession } from '../store/testRecords.ts';
+import { HostSession } from './hostSession.ts';
+import { FakeLedger } from './testing/fakeLedger.ts';
+
+/* The session state machine over a real SidecarSupervisor and SidecarClient, a scripted sidecar and an in-memory ledger. */
+
+const BUDGETS = { interruptTimeoutMs: 1_000, drainTimeoutMs: 1_000 };
+const png = Buffer.from([1, 2, 3, 4, 5, 6]).toString('base64');
+
+function harness(
+  handler: FakeHandler = defaultHandler,
+  options: { submitTimeoutMs?: number; toolTimeoutMs?: number } = {},
+) {
+  const logger = recordingLogger();
+  const sidecars: FakeSidecar[] = [];
+  const supervisor = new SidecarSupervisor({
+    logger,
+    exitReportGraceMs: 50,
+    spawn: async () => {
+      const fake = createFakeSidecar(handler);
+      sidecars.push(fake);
+      return fake;
+    },
+  });
+  const ledger = new FakeLedger(testSession('s1'));
+  let next = 0;
+  const session = new HostSession(ledger, {
+    sidecar: supervisor,
+    store: ledger.store,
+    logger,
+    now: () => 1_000,
+    newId: () => `id-${++next}`,
+    submitTimeoutMs: options.submitTimeoutMs,
+    toolTimeoutMs: options.toolTimeoutMs,
+    internalCancelBudgets: BUDGETS,
+  });
+  supervisor.onSessionEvent((sessionId, event) => {
+    if (sessionId === session.id) session.onSidecarEvent(event);
+  });
+  supervisor.onExit((report) => session.onSidecarExit(report));
+  const sidecar = (): FakeSidecar => sidecars.at(-1)!;
+  const emit = (type: Parameters<FakeSidecar['emit']>[0], payload: Record<string, unknown>) =>
+    sidecar().emit(type, { agentSessionId: 's1', ...payload });
+  const requestsOf = (type: string): SidecarRequest[] =>
+    sidecars.flatMap((fake) => fake.requests.filter((request) => request.type === type));
+  const settle = () => session.queue.drained();
+  return {
+    supervisor,
+    ledger,
+    session,
+    sidecars,
+    sidecar,
+    emit,
+    requestsOf,
+    settle,
+    logger,
+    close: () => supervisor.close(),
+  };
+}
+
+type Harness = ReturnType<typeof harness>;
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 3_000;
+  while (!condition()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+async function completeTurn(h: Harness, turnId: string, providerTurnId = `p-${turnId}`): Promise<void> {
+  h.emit('provider_turn_identity_resolved', { turnId, providerTurnId });
+  h.emit('turn_completed', { turnId, providerTurnId, stopReason: 'end_turn' });
+  await until(() => h.ledger.turn(turnId)?.status === 'completed', `${turnId} completed`);
+  await h.settle();
+}
+
+function rejectsWith(code: string) {
+  return (error: unknown) => {
+    assert.ok(error instanceof HostError, String(error));
+    assert.equal(error.code, code, error.message);
+    return true;
+  };
+}
+
+describe('HostSession turns', () => {
+  test('a free session starts in the sidecar and runs the prompt; later prompts queue and run in order', async () => {
+    const h = harness();
+    try {
+      const first = await h.session.postTurn({ prompt: 'one' });
+      assert.deepEqual(first, { turnId: 'id-1', queued: false, steered: false, replayed: false });
+      assert.deepEqual(
+        h.requestsOf('start').map((request) => request.payload.restore),
+        [undefined],
+        'a fresh start: nothing to restore yet',
+      );
+      assert.deepEqual(
+        h.requestsOf('exec').map((request) => request.payload),
+        [{ agentSessionId: 's1', turnId: 'id-1', prompt: 'one', content: [{ type: 'text', text: 'one' }] }],
+      );
+      const second = await h.session.postTurn({ prompt: 'two' });
+      const third = await h.session.postTurn({ prompt: 'three', mode: 'queue' });
+      assert.equal(second.queued, true);
+      assert.equal(third.queued, true);
+      assert.equal(h.requestsOf('exec').length, 1, 'nothing else is sent while a user turn runs');
+
+      await completeTurn(h, 'id-1');
+      assert.deepEqual(
+        h.requestsOf('exec').map((request) => request.payload.turnId),
+        ['id-1', second.turnId],
+      );
+      assert.equal(h.ledger.turn(second.turnId)?.status, 'running');
+      await completeTurn(h, second.turnId);
+      await completeTurn(h, third.turnId);
+      assert.deepEqual(
+        h.requestsOf('exec').map((request) => request.payload.turnId),
+        ['id-1', second.turnId, third.turnId],
+      );
+      assert.equal(h.requestsOf('start').length, 1, 'started once on this sidecar');
+      for (const turnId of ['id-1', second.turnId, third.turnId]) assert.equal(h.ledger.of('done', turnId).length, 1);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('a retried POST with the same clientMessageId answers the same turn and starts nothing', async () => {
+    const h = harness();
+    try {
+      const [a, b] = await Promise.all([
+        h.session.postTurn({ prompt: 'once', clientMessageId: 'c-1' }),
+        h.session.postTurn({ prompt: 'once', clientMessageId: 'c-1' }),
+      ]);
+      assert.equal(a.replayed, false);
+      assert.deepEqual(b, { turnId: a.turnId, queued: false, steered: false, replayed: true });
+      const queued = await h.session.postTurn({ prompt: 'later', clientMessageId: 'c-2' });
+      const again = await h.session.postTurn({ prompt: 'later', clientMessageId: 'c-2' });
+      assert.deepEqual(again, { turnId: queued.turnId, queued: true, steered: false, replayed: true });
+      assert.equal(h.requestsOf('exec').length, 1);
+      assert.equal(h.ledger.turns.size, 2);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('steer sends guide into the running turn with its content, records the message, and replays once', async () => {
+    const h = harness();
+    try {
+      const running = await h.session.postTurn({ prompt: 'work' });
+      const steered = await h.session.postTurn({
+        prompt: 'also this',
+        mode: 'steer',
+        clientMessageId: 's-1',
+        content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }],
+      });
+      assert.deepEqual(steered, { turnId: running.turnId, queued: false, steered: true, replayed: false });
+      assert.deepEqual(h.requestsOf('guide')[0]?.payload, {
+        agentSessionId: 's1',
+        prompt: 'also this',
+        content: [
+          { type: 'text', text: 'also this' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+        ],
+      });
+      assert.equal(h.ledger.of('user_message', running.turnId).length, 1);
+      const retry = await h.session.postTurn({ prompt: 'also this', mode: 'steer', clientMessageId: 's-1' });
+      assert.deepEqual(retry, { turnId: running.turnId, queued: false, steered: true, replayed: true });
+      assert.equal(h.requestsOf('guide').length, 1);
+
+      await completeTurn(h, running.turnId);
+      const free = await h.session.postTurn({ prompt: 'no turn runs', mode: 'steer' });
+      assert.equal(free.steered, false, 'with no running turn a steer is an ordinary turn');
+      assert.equal(free.queued, false);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('a refused exec fails that turn with its own done, and the queue goes on', async () => {
+    let execs = 0;
+    const h = harness((request) => {
+      if (request.type === 'exec' && ++execs === 1) return { error: 'session s1 is not started' };
+      return defaultHandler(request);
+    });
+    try {
+      const first = await h.session.postTurn({ prompt: 'refused' });
+      assert.equal(h.ledger.turn(first.turnId)?.status, 'failed');
+      assert.deepEqual(
+        h.ledger.of('done', first.turnId).map((entry) => entry.detail),
+        ['dispatch_failed'],
+      );
+      const second = await h.session.postTurn({ prompt: 'fine' });
+      assert.equal(second.queued, false);
+      assert.equal(h.ledger.turn(second.turnId)?.status, 'running');
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('a sidecar that cannot start the session is a 503 and stores nothing', async () => {
+    const h = harness((request) =>
+      request.type === 'start' ? { error: 'Claude Code executable not found' } : defaultHandler(request),
+    );
+    try {
+      await assert.rejects(h.session.postTurn({ prompt: 'x' }), rejectsWith('sidecar_unavailable'));
+      assert.equal(h.ledger.turns.size, 0);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('a closed session takes no turns; its queued prompts end and the sidecar closes it', async () => {
+    const h = harness();
+    try {
+      const running = await h.session.postTurn({ prompt: 'a' });
+      const queued = await h.session.postTurn({ prompt: 'b' });
+      await h.session.close();
+      assert.deepEqual(
+        h.ledger.of('done', queued.turnId).map((entry) => entry.detail),
+        ['canceled'],
+      );
+      assert.equal(h.requestsOf('close').length, 1);
+      await assert.rejects(h.session.postTurn({ prompt: 'c' }), rejectsWith('session_closed'));
+      h.emit('turn_failed', { turnId: running.turnId, error: 'Claude SDK session closed' });
+      await until(() => h.ledger.turn(running.turnId)?.status === 'failed', 'the running turn ends');
+      await h.settle();
+      assert.equal(h.requestsOf('exec').length, 1, 'the queued prompt never ran');
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('HostSession cancel', () => {
+  test('a queued turn is removed pre_accept with its own done, without asking the sidecar', async () => {
+    const h = harness();
+    try {
+      await h.session.postTurn({ prompt: 'running' });
+      const queued = await h.session.postTurn({ prompt: 'queued' });
+      const answer = await h.session.cancelTurn(queued.turnId, BUDGETS);
+      assert.deepEqual(answer, {
+        turnId: queued.turnId,
+        canceled: true,
+        disposition: 'pre_accept',
+        providerTurnId: '',
+      });
+      assert.deepEqual(
+        h.ledger.entries.filter((entry) => entry.turnId === queued.turnId).map((entry) => entry.kind),
+        ['queue', 'turn_canceled', 'done'],
+      );
+      assert.equal(h.requestsOf('cancel').length, 0);
+      const again = await h.session.cancelTurn(queued.turnId, BUDGETS);
+      assert.equal(again.disposition, 'absent');
+      await assert.rejects(h.session.cancelTurn('no-such-turn', BUDGETS), rejectsWith('not_found'));
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('provider_active answers only after the turn acceptance and its end are committed', async () => {
+    const h = harness((request, fake) => {
+      if (request.type !== 'cancel') return defaultHandler(request);
+      const turnId = String(request.payload.turnId);
+      // The sidecar writes the identity and the terminal before its answer, as it does.
+      fake.emit('provider_turn_identity_resolved', { agentSessionId: 's1', turnId, providerTurnId: 'p-late' });
+      fake.emit('turn_canceled', { agentSessionId: 's1', turnId, providerTurnId: 'p-late' });
+      return {
+        ok: {
+          canceled: true,
+          disposition: 'provider_active',
+          turnId,
+          providerTurnId: 'p-late',
+          dispatchPhase: 'streaming',
+        },
+      };
+    });
+    try {
+      const { turnId } = await h.session.postTurn({ prompt: 'long' });
+      const slowApply = h.ledger.applySidecarEvent.bind(h.ledger);
+      h.ledger.applySidecarEvent = async (event) => {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        return slowApply(event);
+      };
+      const answer = await h.session.cancelTurn(turnId, BUDGETS);
+      assert.deepEqual(answer, { turnId, canceled: true, disposition: 'provider_active', providerTurnId: 'p-late' });
+      assert.equal(h.ledger.turn(turnId)?.providerTurnId, 'p-late', 'the binding was committed before the answer');
+      assert.equal(h.ledger.turn(turnId)?.status, 'canceled');
+      assert.deepEqual(h.requestsOf('cancel')[0]?.payload, { agentSessionId: 's1', turnId, ...BUDGETS });
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('a cancel kills what the canceled Claude Code left running, found by the session mark', async () => {
+    const h = harness((request) =>
+      request.type === 'cancel'
+        ? {
+            ok: {
+              canceled: true,
+              disposition: 'provider_active',
+              turnId: String(request.payload.turnId),
+              providerTurnId: 'p1',
+              dispatchPhase: 'running_tool',
+            },
+          }
+        : defaultHandler(request),
+    );
+    // A tool's shell in a process group of its own, as Claude Code runs it, with the env `start` gave it.
+    const tool = spawn('/bin/sh', ['-c', 'sleep 60 & wait'], {
+      env: { PATH: process.env.PATH, [SESSION_MARK_VARIABLE]: 's1' },
+      detached: true,
+      stdio: 'ignore',
+    });
+    try {
+      const { turnId } = await h.session.postTurn({ prompt: 'run a tool' });
+      assert.deepEqual(h.requestsOf('start')[0]?.payload.env, { [SESSION_MARK_VARIABLE]: 's1' });
+      await until(() => markedProcesses(SESSION_MARK_VARIABLE, 's1').length >= 2, 'the tool runs');
+      await h.session.cancelTurn(turnId, BUDGETS);
+      await until(() => markedProcesses(SESSION_MARK_VARIABLE, 's1').length === 0, 'the tool is gone');
+      assert.ok(h.logger.records.some((record) => record.fields.event === 'session.tool_processes_reaped'));
+    } finally {
+      try {
+        process.kill(-tool.pid!, 'SIGKILL');
+      } catch {
+        // gone, as it should be
+      }
+      await h.close();
+    }
+  });
+
+  test('a drain time-out closes the session in the sidecar; the next turn starts it again', async () => {
+    const h = harness((request) =>
+      request.type === 'cancel'
+        ? { error: 'Claude SDK Query consumption timed out after 1000ms', stage: 'consumption' }
+        : defaultHandler(request),
+    );
+    try {
+      const { turnId } = await h.session.postTurn({ prompt: 'stuck' });
+      const answer = await h.session.cancelTurn(turnId, BUDGETS);
+      assert.equal(answer.disposition, 'provider_state_lost');
+      assert.equal(answer.canceled, false);
+      assert.equal(h.requestsOf('close').length, 1);
+      h.emit('turn_failed', { turnId, error: 'Claude SDK session closed' });
+      await until(() => h.ledger.turn(turnId)?.status === 'failed', 'the stuck turn ends');
+      await h.settle();
+      await h.session.postTurn({ prompt: 'after' });
+      assert.equal(h.requestsOf('start').length, 2, 'the session was started again');
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('HostSession interactions', () => {
+  async function withApproval(h: Harness): Promise<{ turnId: string; requestId: string }> {
+    const { turnId } = await h.session.postTurn({ prompt: 'needs approval' });
+    h.emit('provider_turn_identity_resolved', { turnId, providerTurnId: 'p1' });
+    h.emit('approval_requested', {
+      turnId,
+      requestId: 'r1',
+      toolCallId: 'tool-1',
+      toolName: 'Bash',
+      input: { command: 'touch x' },
+      options: [{ kind: 'allow_once', name: 'Allow', optionId: 'allow' }],
+      toolCall: { toolCallId: 'tool-1', name: 'Bash', title: 'Bash', toolName: 'Bash', input: {} },
+    });
+    await until(() => h.ledger.interactions.get('r1') !== undefined, 'the interaction is stored');
+    await h.settle();
+    return { turnId, requestId: 'r1' };
+  }
+
+  const ALLOW = { action: 'allow', optionId: 'allow', payload: {} };
+
+  test('answered once; the same answer again replays without sending; a different one is a conflict', async () => {
+    const h = harness();
+    try {
+      const { turnId, requestId } = await withApproval(h);
+      const first = await h.session.answerInteraction(requestId, ALLOW);
+      assert.equal(first.replayed, false);
+      assert.equal(first.interaction.status, 'answered');
+      assert.deepEqual(h.requestsOf('submit_interactive')[0]?.payload, {
+        agentSessionId: 's1',
+        turnId,
+        requestId,
+        ...ALLOW,
+      });
+      const again = await h.session.answerInteraction(requestId, ALLOW);
+      assert.equal(again.replayed, true);
+      await assert.rejects(
+        h.session.answerInteraction(requestId, { action: 'reject', optionId: 'reject', payload: {} }),
+        rejectsWith('conflict'),
+      );
+      assert.equal(h.requestsOf('submit_interactive').length, 1);
+      await assert.rejects(h.session.answerInteraction('nope', ALLOW), rejectsWith('not_found'));
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('a lost acknowledgement is settled with interactive_disposition, never a second submit', async () => {
+    const h = harness(
+      (request) => {
+        if (request.type === 'submit_interactive') return 'hold';
+        if (request.type === 'interactive_disposition') return { ok: { disposition: 'answered', replayed: true } };
+        return defaultHandler(request);
+      },
+      { submitTimeoutMs: 50 },
+    );
+    try {
+      const { requestId } = await withApproval(h);
+      const answer = await h.session.answerInteraction(requestId, ALLOW);
+      assert.equal(answer.replayed, false, 'the first answer the host recorded');
+      assert.equal(answer.interaction.status, 'answered');
+      assert.equal(h.requestsOf('submit_interactive').length, 1);
+      assert.equal(h.requestsOf('interactive_disposition').length, 1);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('an interaction the agent withdrew is gone (410), and stays gone', async () => {
+    const h = harness((request) =>
+      request.type === 'submit_interactive' ? { ok: { disposition: 'superseded' } } : defaultHandler(request),
+    );
+    try {
+      const { requestId } = await withApproval(h);
+      await assert.rejects(h.session.answerInteraction(requestId, ALLOW), rejectsWith('gone'));
+      assert.equal(h.ledger.interactions.get(requestId)?.status, 'superseded');
+      await assert.rejects(h.session.answerInteraction(requestId, ALLOW), rejectsWith('gone'));
+      assert.equal(h.requestsOf('submit_interactive').length, 1);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('HostSession and the sidecar dying', () => {
+  test('a death ends the running turn at once with the stderr tail; the next prompt restarts from the cursor', async () => {
+    const h = harness();
+    try {
+      const cursor = { kind: 'claude-agent-sdk', version: 1, resume: 'provider-s1', turnCount: 1 } as const;
+      const { turnId } = await h.session.postTurn({ prompt: 'first' });
+      h.emit('session_state', { providerSessionId: 'provider-s1', resumeCursor: cursor });
+      h.emit('provider_turn_identity_resolved', { turnId, providerTurnId: 'p1' });
+      h.emit('approval_requested', {
+        turnId,
+        requestId: 'r9',
+        toolCallId: 'tool-9',
+        toolName: 'Bash',
+        input: {},
+        options: [],
+        toolCall: { toolCallId: 'tool-9', name: 'Bash', title: 'Bash', toolName: 'Bash', input: {} },
+      });
+      const queued = await h.session.postTurn({ prompt: 'queued behind' });
+      await until(() => h.ledger.interactions.has('r9'), 'the approval');
+      h.sidecar().writeStderr('Error: the sidecar ran out of memory');
+      h.sidecar().die({ signal: 'SIGKILL' });
+      await until(() => h.ledger.turn(turnId)?.status === 'failed', 'the turn ends');
+      await until(() => h.ledger.turn(queued.turnId)?.status === 'running', 'the queued prompt runs');
+      await h.settle();
+      const failed = h.ledger.turn(turnId);
+      assert.equal(failed?.error?.code, 'sidecar_exited');
+      assert.equal(failed?.error?.message, 'sidecar exited: Error: the sidecar ran out of memory');
+      assert.equal(h.ledger.of('done', turnId).length, 1);
+      assert.equal(h.ledger.interactions.get('r9')?.resolution, 'sidecar_exited');
+      assert.equal(h.sidecars.length, 2, 'the queued prompt respawned the sidecar');
+      const restart = h.sidecars[1]?.requests.find((request) => request.type === 'start');
+      assert.equal(restart?.payload.restore, true);
+      assert.deepEqual(restart?.payload.resumeCursor, cursor);
+      assert.equal(h.sidecars[1]?.requests.find((request) => request.type === 'exec')?.payload.turnId, queued.turnId);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('a store refusing one event is logged; later events still apply', async () => {
+    const h = harness();
+    try {
+      const { turnId } = await h.session.postTurn({ prompt: 'x' });
+      h.ledger.failNextWrite = true;
+      h.emit('provider_turn_identity_resolved', { turnId, providerTurnId: 'p1' });
+      h.emit('turn_completed', { turnId, providerTurnId: 'p1', stopReason: 'end_turn' });
+      await until(() => h.ledger.turn(turnId)?.status === 'completed', 'the terminal applies');
+      assert.ok(h.logger.records.some((record) => record.fields.event === 'session.task_failed'));
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('output before identity fails the turn and the sidecar is told to cancel it', async () => {
+    const h = harness();
+    try {
+      const { turnId } = await h.session.postTurn({ prompt: 'x' });
+      h.emit('assistant_delta', { turnId, messageId: 'm', content: 'hi', snapshot: 'hi' });
+      await until(() => h.requestsOf('cancel').length === 1, 'the cancel');
+      assert.equal(h.ledger.turn(turnId)?.error?.code, 'identity_violation');
+      assert.ok(h.logger.records.some((record) => record.fields.event === 'session.identity_violation'));
+      assert.equal(h.requestsOf('cancel')[0]?.payload.turnId, turnId);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('a tool past the limit is reported and its turn canceled', async () => {
+    const h = harness(defaultHandler, { toolTimeoutMs: 40 });
+    try {
+      const { turnId } = await h.session.postTurn({ prompt: 'x' });
+      h.emit('provider_turn_identity_resolved', { turnId, providerTurnId: 'p1' });
+      h.emit('tool_started', {
+        turnId,
+        toolCallId: 'slow-tool',
+        callId: 'slow-tool',
+        toolName: 'Bash',
+        callType: 'command',
+        name: 'Bash',
+        status: 'streaming',
+        input: {},
+        locations: [],
+        metadata: { adapter: 'claude-agent-sdk', toolName: 'Bash' },
+      });
+      await until(() => h.requestsOf('cancel').length === 1, 'the cancel');
+      assert.deepEqual(
+        h.ledger.of('tool_timeout', turnId).map((entry) => entry.detail),
+        ['slow-tool'],
+      );
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -1,0 +1,637 @@
+import type {
+  AnswerInteractionBody,
+  CancelTurnResponse,
+  CreateTaskBody,
+  Interaction,
+  PatchSettingsBody,
+  PatchTaskBody,
+  PostTurnBody,
+  PostTurnResponse,
+  Task,
+  TurnError,
+} from '@outrigger/host-api';
+import {
+  type CancelResult,
+  type InteractiveResult,
+  type RequestOptions,
+  type RequestType,
+  type SidecarEvent,
+  SidecarRequestError,
+} from '@outrigger/protocol';
+import { HostError } from '../hostError.ts';
+import { killSurvivors, type MarkedProcess, markedProcesses, SESSION_MARK_VARIABLE } from '../sidecar/processMarks.ts';
+import type { RuntimeLogger } from '../sidecar/runtimeLogger.ts';
+import { isSidecarGone, type SidecarExitReport, SidecarUnavailableError } from '../sidecar/sidecarSupervisor.ts';
+import type { HostStoreReader } from '../store/hostStore.ts';
+import type { SessionRecord, TurnRecord } from '../store/records.ts';
+import { type CancelBudgets, cancelRequestTimeoutMs } from './cancelBudgets.ts';
+import { decideAnswer } from './interactionAnswer.ts';
+import { SerialQueue } from './serialQueue.ts';
+import type { SessionLedger } from './sessionLedger.ts';
+import { ToolTimeouts } from './toolTimeouts.ts';
+import { draftTurn, promptBlocks } from './turnInput.ts';
+
+/** The sidecar as a session uses it (the `SidecarSupervisor`). */
+export interface SidecarPort {
+  ensure(): Promise<number>;
+  isLive(generation: number): boolean;
+  request<T>(
+    generation: number,
+    type: RequestType,
+    payload: Record<string, unknown>,
+    options?: RequestOptions,
+  ): Promise<T>;
+}
+
+export interface HostSessionDeps {
+  readonly sidecar: SidecarPort;
+  readonly store: Pick<HostStoreReader, 'getTurn' | 'getInteraction' | 'findClientMessage' | 'getAttachment'>;
+  readonly logger: RuntimeLogger;
+  readonly now: () => number;
+  readonly newId: () => string;
+  /** `--tool-timeout`: a tool running longer is reported and its turn canceled. Off when undefined. */
+  readonly toolTimeoutMs?: number;
+  /** Budgets of the cancel the host sends itself (a tool timeout, an identity violation). */
+  readonly internalCancelBudgets?: CancelBudgets;
+  /** How long an answer's acknowledgement may take before it counts as lost. Default 15 s. */
+  readonly submitTimeoutMs?: number;
+}
+
+const START_TIMEOUT_MS = 120_000;
+const SUBMIT_TIMEOUT_MS = 15_000;
+const HOST_CANCEL_BUDGETS: CancelBudgets = { interruptTimeoutMs: 10_000, drainTimeoutMs: 8_000 };
+const terminalStatuses: ReadonlySet<string> = new Set(['completed', 'failed', 'canceled', 'interrupted']);
+
+/**
+ * One session at run time: its commands and its sidecar events go through one serial queue, so they
+ * apply in order and never block another session. It keeps the session started in the live sidecar
+ * (`start`, with `restore` and the stored resume cursor once Claude has a transcript for it), runs
+ * one user turn at a time (later prompts queue, or steer into it), cancels, answers interactions, and
+ * ends its turns when the sidecar dies. Every durable change goes through the ledger.
+ */
+export class HostSession {
+  readonly id: string;
+  readonly queue = new SerialQueue();
+  readonly #ledger: SessionLedger;
+  readonly #deps: HostSessionDeps;
+  readonly #toolTimeouts: ToolTimeouts | undefined;
+  /** The sidecar generation this session was last `start`ed on. */
+  #startedOn: number | undefined;
+
+  constructor(ledger: SessionLedger, deps: HostSessionDeps, startedOn?: number) {
+    this.id = ledger.sessionId;
+    this.#ledger = ledger;
+    this.#deps = deps;
+    this.#startedOn = startedOn;
+    this.#toolTimeouts =
+      deps.toolTimeoutMs === undefined
+        ? undefined
+        : new ToolTimeouts({
+            limitMs: deps.toolTimeoutMs,
+            onTimeout: (hit) => {
+              void this.queue
+                .run(async () => {
+                  if (this.#ledger.turn(hit.turnId)?.status !== 'running') return false;
+                  await this.#ledger.toolTimedOut(hit.turnId, hit.toolUseId, hit.toolName, hit.elapsedSeconds);
+                  return true;
+                })
+                .then((recorded) => (recorded ? this.#cancelInSidecar(hit.turnId, 'tool_timeout') : undefined))
+                .catch((error: unknown) => this.#logFailure('tool_timeout', error));
+            },
+          });
+  }
+
+  get session(): SessionRecord {
+    return this.#ledger.session;
+  }
+
+  // ─── commands ────────────────────────────────────────────────────────────────────────────────
+
+  postTurn(body: PostTurnBody): Promise<PostTurnResponse> {
+    return this.queue.run(async () => {
+      this.#assertOpen();
+      if (body.clientMessageId !== undefined) {
+        const hit = await this.#deps.store.findClientMessage(this.id, body.clientMessageId);
+        if (hit !== undefined) {
+          const turn = this.#ledger.turn(hit.turnId) ?? (await this.#deps.store.getTurn(this.id, hit.turnId));
+          return { turnId: hit.turnId, queued: turn?.status === 'queued', steered: hit.steer, replayed: true };
+        }
+      }
+      const running = this.#ledger.runningUserTurn();
+      if (body.mode === 'steer' && running !== undefined) return this.#steer(running, body);
+
+      const turnId = this.#deps.newId();
+      const draft = draftTurn(body, { sessionId: this.id, turnId, now: this.#deps.now(), newId: this.#deps.newId });
+      if (running !== undefined || this.#ledger.queuedTurns().length > 0) {
+        await this.#ledger.acceptTurn(turnId, draft, true);
+        return { turnId, queued: true, steered: false, replayed: false };
+      }
+      // Nothing is stored until the sidecar has the session: a sidecar that cannot start is a 503, not a lost turn.
+      const generation = await this.#ensureStarted();
+      await this.#ledger.acceptTurn(turnId, draft, false);
+      await this.#exec(generation, turnId);
+      await this.#dispatchNext();
+      return { turnId, queued: false, steered: false, replayed: false };
+    });
+  }
+
+  /**
+   * Cancels a running turn in the sidecar, or removes a queued one (`pre_accept`). The answer waits
+   * until every event the sidecar wrote before it is committed: a `provider_active` answer means the
+   * turn's acceptance (its binding) is durable.
+   */
+  async cancelTurn(turnId: string, budgets: CancelBudgets): Promise<CancelTurnResponse> {
+    const step = await this.queue.run(async (): Promise<CancelTurnResponse | { generation: number }> => {
+      const turn = await this.#turn(turnId);
+      if (turn === undefined) throw new HostError('not_found', 'no such turn in this session');
+      if (turn.status === 'queued') {
+        await this.#ledger.cancelQueuedTurn(turnId);
+        return { turnId, canceled: true, disposition: 'pre_accept', providerTurnId: '' };
+      }
+      if (turn.status !== 'running') {
+        return { turnId, canceled: false, disposition: 'absent', providerTurnId: turn.providerTurnId ?? '' };
+      }
+      const generation = this.#startedOn;
+      if (generation === undefined || !this.#deps.sidecar.isLive(generation)) {
+        // Its sidecar is gone: the exit ends the turn (the exit report is on its way to this queue).
+        return {
+          turnId,
+          canceled: false,
+          disposition: 'provider_state_lost',
+          providerTurnId: turn.providerTurnId ?? '',
+        };
+      }
+      return { generation };
+    });
+    if (!('generation' in step)) return step;
+
+    const before = this.#toolProcesses();
+    let answer: CancelResult | undefined;
+    let failure: unknown;
+    try {
+      answer = await this.#deps.sidecar.request<CancelResult>(
+        step.generation,
+        'cancel',
+        { agentSessionId: this.id, turnId, ...budgets },
+        { timeoutMs: cancelRequestTimeoutMs(budgets) },
+      );
+    } catch (error) {
+      failure = error;
+    }
+    return this.queue.run(async () => {
+      // Everything the sidecar wrote before its answer is applied by now (it was queued ahead of this).
+      const turn = await this.#turn(turnId);
+      const providerTurnId = turn?.providerTurnId ?? '';
+      if (answer !== undefined) {
+        if (answer.canceled) this.#reapToolProcesses(before, 'cancel');
+        if (answer.disposition === 'provider_active' && answer.providerTurnId !== '' && turn?.providerTurnId === null) {
+          this.#deps.logger.warn(
+            { event: 'session.cancel_binding_missing', sessionId: this.id, turnId },
+            'a provider_active cancel answered for a turn whose identity was not committed; binding it now',
+          );
+          await this.#ledger.bindTurn(turnId, answer.providerTurnId);
+        }
+        return {
+          turnId,
+          canceled: answer.canceled,
+          disposition: answer.disposition,
+          providerTurnId: answer.providerTurnId,
+        };
+      }
+      if (isSidecarGone(failure)) {
+        return { turnId, canceled: false, disposition: 'provider_state_lost', providerTurnId };
+      }
+      if (failure instanceof SidecarRequestError && failure.stage === 'consumption') {
+        // The drain budget ran out: the sidecar keeps the turn unsettled. Closing the session ends it
+        // (`turn_failed`); the next turn starts it again from its resume cursor.
+        this.#deps.logger.warn(
+          { event: 'session.cancel_drain_timeout', sessionId: this.id, turnId },
+          'cancel did not drain in time; closing the session in the sidecar',
+        );
+        await this.#closeInSidecar();
+        return { turnId, canceled: false, disposition: 'provider_state_lost', providerTurnId };
+      }
+      if (failure instanceof SidecarRequestError && failure.reason === 'error_response') {
+        throw new HostError('conflict', `the sidecar refused the cancel: ${failure.message}`);
+      }
+      throw new HostError('sidecar_unavailable', 'the sidecar did not answer the cancel in time');
+    });
+  }
+
+  answerInteraction(
+    requestId: string,
+    body: AnswerInteractionBody,
+  ): Promise<{ replayed: boolean; interaction: Interaction }> {
+    return this.queue.run(async () => {
+      const interaction = await this.#deps.store.getInteraction(this.id, requestId);
+      if (interaction === undefined) throw new HostError('not_found', 'no such interaction in this session');
+      switch (decideAnswer(interaction, body)) {
+        case 'replay':
+          return { replayed: true, interaction };
+        case 'conflict':
+          throw new HostError('conflict', 'the interaction was already answered differently');
+        case 'gone':
+          throw new HostError('gone', 'the interaction can no longer be answered');
+        case 'submit':
+          break;
+      }
+      const generation = this.#startedOn;
+      if (generation === undefined || !this.#deps.sidecar.isLive(generation)) {
+        throw new HostError('gone', 'the sidecar that asked has exited; the request is superseded');
+      }
+      const submission = {
+        agentSessionId: this.id,
+        turnId: interaction.turnId,
+        requestId,
+        action: body.action,
+        optionId: body.optionId,
+        payload: body.payload,
+      };
+      const result = await this.#submit(generation, submission);
+      switch (result.disposition) {
+        case 'answered':
+          await this.#ledger.interactionAnswered(requestId, {
+            action: body.action,
+            optionId: body.optionId,
+            payload: body.payload,
+          });
+          break;
+        case 'conflict':
+          throw new HostError('conflict', 'the agent already has a different answer to this request');
+        case 'superseded':
+        case 'unknown':
+          await this.#ledger.interactionSuperseded(requestId, 'turn_ended');
+          throw new HostError('gone', 'the interaction can no longer be answered');
+        case 'pending':
+          throw new HostError('sidecar_unavailable', 'the answer did not reach the agent; try again');
+      }
+      const stored = await this.#deps.store.getInteraction(this.id, requestId);
+      if (stored === undefined) throw new HostError('internal', 'the answered interaction is missing');
+      return { replayed: false, interaction: stored };
+    });
+  }
+
+  createTask(body: Omit<CreateTaskBody, 'session_id'>): Promise<Task> {
+    return this.queue.run(() => this.#ledger.createUserTask(body));
+  }
+
+  updateTask(taskId: string, patch: PatchTaskBody): Promise<Task> {
+    return this.queue.run(() => this.#ledger.updateUserTask(taskId, patch));
+  }
+
+  deleteTask(taskId: string): Promise<void> {
+    return this.queue.run(() => this.#ledger.deleteUserTask(taskId));
+  }
+
+  rename(title: string): Promise<void> {
+    return this.queue.run(() => this.#ledger.rename(title));
+  }
+
+  updateSettings(patch: PatchSettingsBody): Promise<void> {
+    return this.queue.run(async () => {
+      this.#assertOpen();
+      const generation = this.#startedOn;
+      if (generation !== undefined && this.#deps.sidecar.isLive(generation)) {
+        try {
+          await this.#deps.sidecar.request(generation, 'apply_settings', { agentSessionId: this.id, ...patch });
+        } catch (error) {
+          if (error instanceof SidecarRequestError && error.reason === 'error_response') {
+            throw new HostError('validation_failed', `the agent refused the settings: ${error.message}`);
+          }
+          // A sidecar that is gone takes the settings with the session's next `start`.
+          if (!isSidecarGone(error)) throw sidecarFailure(error, 'apply the settings');
+        }
+      }
+      await this.#ledger.changeSettings(patch);
+    });
+  }
+
+  /** No more turns; queued ones are removed, running ones end when the sidecar closes the session. */
+  close(): Promise<void> {
+    return this.queue.run(async () => {
+      if (this.#ledger.session.closed) return;
+      for (const queued of this.#ledger.queuedTurns()) await this.#ledger.cancelQueuedTurn(queued.id);
+      await this.#ledger.close();
+      await this.#closeInSidecar();
+    });
+  }
+
+  // ─── sidecar ─────────────────────────────────────────────────────────────────────────────────
+
+  onSidecarEvent(event: SidecarEvent): void {
+    this.queue
+      .run(async () => {
+        this.#toolTimeouts?.observe(event);
+        const applied = await this.#ledger.applySidecarEvent(event);
+        const turnId = (event.payload as { turnId?: unknown }).turnId;
+        if (applied.identityViolationTurnId !== undefined) {
+          this.#deps.logger.warn(
+            {
+              event: 'session.identity_violation',
+              sessionId: this.id,
+              turnId: applied.identityViolationTurnId,
+              type: event.type,
+            },
+            'output of a turn before its provider identity, or a second identity: the turn failed',
+          );
+          void this.#cancelInSidecar(applied.identityViolationTurnId, 'identity_violation');
+        } else if (applied.dropped !== undefined) {
+          this.#deps.logger.warn(
+            {
+              event: 'session.event_dropped',
+              sessionId: this.id,
+              turnId: typeof turnId === 'string' ? turnId : undefined,
+              type: event.type,
+              reason: applied.dropped,
+            },
+            'a sidecar event named something the session does not have',
+          );
+        }
+        if (applied.endedTurnIds.length > 0) await this.#dispatchNext();
+      })
+      .catch((error: unknown) => this.#logFailure(`apply ${event.type}`, error));
+  }
+
+  /** The sidecar this session ran on died: its running turns end at once; queued prompts go on. */
+  onSidecarExit(report: SidecarExitReport): void {
+    this.queue
+      .run(async () => {
+        if (report.generation !== this.#startedOn) return;
+        this.#startedOn = undefined;
+        this.#toolTimeouts?.clear();
+        if (report.expected) return;
+        await this.#ledger.sidecarExited({ message: report.message, code: 'sidecar_exited', apiErrorStatus: null });
+        await this.#dispatchNext();
+      })
+      .catch((error: unknown) => this.#logFailure('sidecar exit', error));
+  }
+
+  /**
+   * Invariant 8: what a previous run of the host left running is over (`interrupted`, one `done` each),
+   * what it left pending is superseded. Also what a shutdown does before it stops the sidecar.
+   */
+  recover(): Promise<void> {
+    return this.queue.run(async () => {
+      const { session } = this.#ledger;
+      const live =
+        this.#ledger.liveTurns().length > 0 || session.needsInputCount > 0 || session.backgroundTasks.length > 0;
+      if (live) await this.#ledger.recoverAfterRestart();
+    });
+  }
+
+  /** After a restart: runs what was left queued, in order. */
+  resumeQueue(): Promise<void> {
+    return this.queue.run(() => this.#dispatchNext());
+  }
+
+  /** Forgets the sidecar the session ran on (the host is shutting down). */
+  stop(): void {
+    this.#toolTimeouts?.clear();
+  }
+
+  // ─── internals (always on the queue) ─────────────────────────────────────────────────────────
+
+  async #steer(running: TurnRecord, body: PostTurnBody): Promise<PostTurnResponse> {
+    const generation = this.#startedOn;
+    if (generation === undefined || !this.#deps.sidecar.isLive(generation)) {
+      throw new HostError('sidecar_unavailable', 'the running turn has lost its sidecar');
+    }
+    const draft = draftTurn(body, {
+      sessionId: this.id,
+      turnId: running.id,
+      now: this.#deps.now(),
+      newId: this.#deps.newId,
+    });
+    const content = await promptBlocks(draft.prompt, draft.input, async (id) =>
+      draft.attachments.find((attachment) => attachment.id === id),
+    );
+    try {
+      await this.#deps.sidecar.request(generation, 'guide', { agentSessionId: this.id, prompt: body.prompt, content });
+    } catch (error) {
+      if (error instanceof SidecarRequestError && error.reason === 'error_response') {
+        throw new HostError('conflict', `the running turn could not take the message: ${error.message}`);
+      }
+      throw sidecarFailure(error, 'steer the running turn');
+    }
+    await this.#ledger.steer(running.id, draft);
+    return { turnId: running.id, queued: false, steered: true, replayed: false };
+  }
+
+  /** Starts the session in the live sidecar (spawning it first) unless it already runs there. */
+  async #ensureStarted(): Promise<number> {
+    let generation: number;
+    try {
+      generation = await this.#deps.sidecar.ensure();
+    } catch (error) {
+      throw sidecarFailure(error, 'start the sidecar');
+    }
+    if (this.#startedOn === generation) return generation;
+    const session = this.#ledger.session;
+    const restore = this.#ledger.hasTranscript() && session.resumeCursor !== null;
+    try {
+      await this.#deps.sidecar.request(generation, 'start', startPayload(session, restore), {
+        timeoutMs: START_TIMEOUT_MS,
+      });
+    } catch (error) {
+      throw sidecarFailure(error, 'start the session');
+    }
+    this.#startedOn = generation;
+    this.#deps.logger.info(
+      { event: 'session.started_in_sidecar', sessionId: this.id, generation, kind: restore ? 'restore' : 'fresh' },
+      'session started in the sidecar',
+    );
+    return generation;
+  }
+
+  /** Hands a running turn to the sidecar; a refusal fails the turn (a gone sidecar is the exit's to report). */
+  async #exec(generation: number, turnId: string): Promise<void> {
+    const turn = this.#ledger.turn(turnId);
+    if (turn === undefined) return;
+    try {
+      const content = await promptBlocks(turn.prompt ?? '', turn.input, (id) => this.#deps.store.getAttachment(id));
+      await this.#deps.sidecar.request(generation, 'exec', {
+        agentSessionId: this.id,
+        turnId,
+        prompt: turn.prompt ?? '',
+        content,
+      });
+    } catch (error) {
+      if (isSidecarGone(error) && this.#startedOn === generation) return;
+      this.#deps.logger.warn(
+        { event: 'session.exec_failed', sessionId: this.id, turnId, errorName: errorName(error) },
+        'the turn could not be handed to the sidecar',
+      );
+      await this.#ledger.failTurn(turnId, {
+        message: `the turn could not be started: ${error instanceof Error ? error.message : String(error)}`,
+        code: 'dispatch_failed',
+        apiErrorStatus: null,
+      });
+    }
+  }
+
+  /** Runs the next queued prompt once no user turn runs; each that cannot start ends with its error. */
+  async #dispatchNext(): Promise<void> {
+    for (;;) {
+      if (this.#ledger.session.closed || this.#ledger.runningUserTurn() !== undefined) return;
+      const next = this.#ledger.queuedTurns()[0];
+      if (next === undefined) return;
+      let generation: number;
+      try {
+        generation = await this.#ensureStarted();
+      } catch (error) {
+        await this.#ledger.failTurn(next.id, turnErrorOf(error));
+        continue;
+      }
+      await this.#ledger.startQueuedTurn(next.id);
+      await this.#exec(generation, next.id);
+    }
+  }
+
+  async #submit(generation: number, submission: Record<string, unknown>): Promise<InteractiveResult> {
+    try {
+      return await this.#deps.sidecar.request<InteractiveResult>(generation, 'submit_interactive', submission, {
+        timeoutMs: this.#deps.submitTimeoutMs ?? SUBMIT_TIMEOUT_MS,
+      });
+    } catch (error) {
+      if (isSidecarGone(error)) throw new HostError('gone', 'the sidecar that asked has exited');
+      if (error instanceof SidecarRequestError && error.reason === 'error_response') {
+        throw new HostError('gone', `the agent no longer takes this answer: ${error.message}`);
+      }
+    }
+    // The acknowledgement was lost (time-out): ask what became of the submission instead of sending it again.
+    try {
+      return await this.#deps.sidecar.request<InteractiveResult>(generation, 'interactive_disposition', submission);
+    } catch (error) {
+      if (isSidecarGone(error)) throw new HostError('gone', 'the sidecar that asked has exited');
+      throw sidecarFailure(error, 'confirm the answer');
+    }
+  }
+
+  async #closeInSidecar(): Promise<void> {
+    const generation = this.#startedOn;
+    this.#startedOn = undefined;
+    this.#toolTimeouts?.clear();
+    if (generation === undefined || !this.#deps.sidecar.isLive(generation)) return;
+    const before = this.#toolProcesses();
+    try {
+      await this.#deps.sidecar.request(generation, 'close', { agentSessionId: this.id });
+      this.#reapToolProcesses(before, 'close');
+    } catch (error) {
+      this.#deps.logger.warn(
+        { event: 'session.close_failed', sessionId: this.id, errorName: errorName(error) },
+        'the sidecar did not confirm closing the session',
+      );
+    }
+  }
+
+  /**
+   * A cancel the host decides itself (a tool time-out, an identity violation): sent straight to the
+   * sidecar, whatever the host already recorded for the turn; its events apply as they come.
+   */
+  async #cancelInSidecar(turnId: string, why: string): Promise<void> {
+    const generation = this.#startedOn;
+    if (generation === undefined || !this.#deps.sidecar.isLive(generation)) return;
+    const budgets = this.#deps.internalCancelBudgets ?? HOST_CANCEL_BUDGETS;
+    const before = this.#toolProcesses();
+    try {
+      const result = await this.#deps.sidecar.request<CancelResult>(
+        generation,
+        'cancel',
+        { agentSessionId: this.id, turnId, ...budgets },
+        { timeoutMs: cancelRequestTimeoutMs(budgets) },
+      );
+      if (result.canceled) this.#reapToolProcesses(before, why);
+      this.#deps.logger.info(
+        { event: 'session.host_cancel', sessionId: this.id, turnId, reason: why, disposition: result.disposition },
+        'the host canceled a turn',
+      );
+    } catch (error) {
+      this.#logFailure(`cancel after ${why}`, error);
+    }
+  }
+
+  /** The processes this session's Claude Code started (its tools among them), as of now. */
+  #toolProcesses(): MarkedProcess[] {
+    return markedProcesses(SESSION_MARK_VARIABLE, this.id);
+  }
+
+  /**
+   * After a cancel or a close retired the session's Claude Code: what it ran before and still runs (a tool
+   * Claude Code had no time to stop, in a process group of its own) is killed.
+   */
+  #reapToolProcesses(before: readonly MarkedProcess[], reason: string): void {
+    const count = killSurvivors(before);
+    if (count === 0) return;
+    this.#deps.logger.warn(
+      { event: 'session.tool_processes_reaped', sessionId: this.id, reason, count },
+      'killed processes the canceled Claude Code left running',
+    );
+  }
+
+  async #turn(turnId: string): Promise<TurnRecord | undefined> {
+    return this.#ledger.turn(turnId) ?? (await this.#deps.store.getTurn(this.id, turnId));
+  }
+
+  #assertOpen(): void {
+    if (this.#ledger.session.closed) throw new HostError('session_closed', 'the session is closed');
+  }
+
+  #logFailure(what: string, error: unknown): void {
+    this.#deps.logger.error(
+      { event: 'session.task_failed', sessionId: this.id, stage: what, errorName: errorName(error) },
+      'a session task failed',
+    );
+  }
+}
+
+export function isTerminalTurn(turn: TurnRecord): boolean {
+  return terminalStatuses.has(turn.status);
+}
+
+/** `start` for a session: fresh, or restored from its resume cursor once Claude has its transcript. */
+export function startPayload(
+  session: Pick<SessionRecord, 'id' | 'providerSessionId' | 'cwd' | 'settings' | 'resumeCursor'>,
+  restore: boolean,
+): Record<string, unknown> {
+  const { settings } = session;
+  const payload: Record<string, unknown> = {
+    agentSessionId: session.id,
+    providerSessionId: session.providerSessionId,
+    cwd: session.cwd,
+    // Claude Code and every tool it runs inherit it: a tool left running after a cancel is found by it.
+    env: { [SESSION_MARK_VARIABLE]: session.id },
+    permissionModeId: settings.permissionMode,
+    settings: {
+      model: settings.model === 'default' ? '' : settings.model,
+      permissionModeId: settings.permissionMode,
+      planMode: settings.planMode,
+      effort: settings.effort ?? '',
+    },
+  };
+  if (restore && session.resumeCursor !== null) {
+    payload.restore = true;
+    payload.resumeCursor = session.resumeCursor;
+  }
+  return payload;
+}
+
+function sidecarFailure(error: unknown, what: string): HostError {
+  if (error instanceof HostError) return error;
+  if (error instanceof SidecarUnavailableError) {
+    return new HostError('sidecar_unavailable', `could not ${what}: ${error.message}`);
+  }
+  if (error instanceof SidecarRequestError) {
+    return new HostError('sidecar_unavailable', `could not ${what}: ${error.message}`);
+  }
+  return new HostError('internal', `could not ${what}`);
+}
+
+function turnErrorOf(error: unknown): TurnError {
+  const failure = sidecarFailure(error, 'start the turn');
+  return { message: failure.message, code: failure.code, apiErrorStatus: null };
+}
+
+function errorName(error: unknown): string {
+  if (error instanceof SidecarRequestError) return `SidecarRequestError:${error.reason}`;
+  return error instanceof Error ? error.name : typeof error;
+}

@@ -1,0 +1,490 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type AnswerInteractionBody,
+  type AnswerInteractionResponse,
+  type CancelTurnBody,
+  type CancelTurnResponse,
+  type CreateSessionBody,
+  type CreateSessionResponse,
+  type CreateTaskBody,
+  type ForkSessionBody,
+  type HostEvent,
+  type HostInfo,
+  hostLimits,
+  type ImageMediaType,
+  type Interaction,
+  type InteractionStatus,
+  type MessagesPage,
+  type MessagesQuery,
+  type PatchSettingsBody,
+  type PatchTaskBody,
+  type PostTurnBody,
+  type PostTurnResponse,
+  type SessionDetail,
+  type SessionEvent,
+  type SessionSettings,
+  type SessionSnapshot,
+  type SessionSummary,
+  type Task,
+  type ToolResultBlock,
+} from '@outrigger/host-api';
+import { type ForkSessionResult, type SidecarEvent, SidecarRequestError, type StartResult } from '@outrigger/protocol';
+import { HostError } from '../hostError.ts';
+import type { NewForkInit, NewSessionInit } from '../projection/projectedSessionLedger.ts';
+import type { EventStream, HostService } from '../service/hostService.ts';
+import type { RuntimeLogger } from '../sidecar/runtimeLogger.ts';
+import type { SidecarExitReport, SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
+import type { HostStoreReader, MessageRecordPage, SessionSnapshotRecords } from '../store/hostStore.ts';
+import type { MessageRecord, SessionRecord, TurnRecord } from '../store/records.ts';
+import { resolveCancelBudgets } from './cancelBudgets.ts';
+import { resolveSessionCwd } from './cwdPolicy.ts';
+import { HostSession, isTerminalTurn, startPayload } from './hostSession.ts';
+import type { SessionLedger } from './sessionLedger.ts';
+
+/** A session to create, and a fork (its transcript is the source's up to and including a turn). */
+export type { NewForkInit as NewFork, NewSessionInit as NewSession } from '../projection/projectedSessionLedger.ts';
+
+/** Where session ledgers come from: the projector over the store and the hub. */
+export interface SessionLedgers {
+  create(init: NewSessionInit): Promise<SessionLedger>;
+  fork(init: NewForkInit): Promise<SessionLedger>;
+  load(sessionId: string): Promise<SessionLedger | undefined>;
+}
+
+/** Contract views of stored rows (the projection's). */
+export interface HostViews {
+  summary(session: SessionRecord): SessionSummary;
+  detail(session: SessionRecord): SessionDetail;
+  snapshot(records: SessionSnapshotRecords): SessionSnapshot;
+  messagesPage(page: MessageRecordPage, turns: readonly TurnRecord[]): MessagesPage;
+  /** The whole result of a tool row, or undefined when it has none yet. */
+  toolResult(message: MessageRecord): ToolResultBlock | undefined;
+}
+
+export interface EventStreams {
+  openSessionStream(sessionId: string, afterSeq: number): EventStream<SessionEvent>;
+  openHostStream(afterSeq: number): EventStream<HostEvent>;
+  shutdown(): void;
+}
+
+export interface SessionManagerOptions {
+  readonly store: HostStoreReader & { close(): Promise<void> };
+  readonly streams: EventStreams;
+  readonly ledgers: SessionLedgers;
+  readonly views: HostViews;
+  readonly supervisor: SidecarSupervisor;
+  readonly logger: RuntimeLogger;
+  readonly info: HostInfo;
+  /** `--allow-root` directories; empty: any existing directory. */
+  readonly allowRoots: readonly string[];
+  /** `--tool-timeout` in ms; off when undefined. */
+  readonly toolTimeoutMs?: number;
+  readonly now?: () => number;
+  readonly newId?: () => string;
+}
+
+const START_TIMEOUT_MS = 120_000;
+const FORK_TIMEOUT_MS = 120_000;
+
+/**
+ * The host's core (`HostService`): sessions over the one supervised sidecar, each driven by its
+ * `HostSession` (per-session serial queue), rows and events through the projection's ledgers, reads
+ * straight from the store. `open()` recovers what a previous run left running (invariant 8).
+ */
+export class SessionManager implements HostService {
+  readonly #options: SessionManagerOptions;
+  readonly #now: () => number;
+  readonly #newId: () => string;
+  readonly #sessions = new Map<string, HostSession>();
+  readonly #loading = new Map<string, Promise<HostSession | undefined>>();
+  /** Every session id the store has, so a stream can be refused synchronously. */
+  readonly #known = new Set<string>();
+  /** Sessions being created: their sidecar events wait here until the row is committed. */
+  readonly #creating = new Map<string, SidecarEvent[]>();
+  readonly #unsubscribe: (() => void)[] = [];
+  #closing: Promise<void> | undefined;
+
+  private constructor(options: SessionManagerOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#newId = options.newId ?? randomUUID;
+  }
+
+  /** Builds the service and recovers every session a previous run left with running or pending work. */
+  static async open(options: SessionManagerOptions): Promise<SessionManager> {
+    const manager = new SessionManager(options);
+    await manager.#recover();
+    manager.#unsubscribe.push(
+      options.supervisor.onSessionEvent((sessionId, event) => manager.#route(sessionId, event)),
+      options.supervisor.onExit((report) => manager.#sidecarExited(report)),
+    );
+    return manager;
+  }
+
+  info(): HostInfo {
+    return this.#options.info;
+  }
+
+  // ─── sessions ────────────────────────────────────────────────────────────────────────────────
+
+  async createSession(body: CreateSessionBody): Promise<CreateSessionResponse> {
+    this.#assertRunning();
+    const cwd = await resolveSessionCwd(body.cwd, this.#options.allowRoots);
+    const id = this.#newId();
+    const settings: SessionSettings = {
+      model: body.model ?? 'default',
+      permissionMode: body.permissionMode ?? 'default',
+      planMode: body.planMode ?? false,
+      effort: body.effort ?? null,
+    };
+    const { supervisor } = this.#options;
+    this.#creating.set(id, []);
+    let generation: number | undefined;
+    try {
+      generation = await supervisor.ensure().catch((error: unknown) => {
+        throw unavailable('start the sidecar', error);
+      });
+      const started = await supervisor
+        .request<StartResult>(
+          generation,
+          'start',
+          startPayload({ id, providerSessionId: randomUUID(), cwd, settings, resumeCursor: null }, false),
+          { timeoutMs: START_TIMEOUT_MS },
+        )
+        .catch((error: unknown) => {
+          throw unavailable('start the session', error);
+        });
+      const ledger = await this.#options.ledgers.create({
+        id,
+        cwd,
+        title: body.title,
+        settings,
+        providerSessionId: started.providerSessionId,
+      });
+      const session = this.#register(ledger, generation);
+      for (const event of this.#creating.get(id) ?? []) session.onSidecarEvent(event);
+      return {
+        id,
+        providerSessionId: ledger.session.providerSessionId,
+        session: this.#options.views.summary(ledger.session),
+      };
+    } catch (error) {
+      if (generation !== undefined && !this.#sessions.has(id)) {
+        void supervisor.request(generation, 'close', { agentSessionId: id }).catch(() => undefined);
+      }
+      throw error;
+    } finally {
+      this.#creating.delete(id);
+    }
+  }
+
+  async listSessions(options: { includeClosed: boolean }): Promise<SessionSummary[]> {
+    const sessions = await this.#options.store.listSessions(options);
+    return sessions.map((session) => this.#options.views.summary(session));
+  }
+
+  async getSnapshot(sessionId: string): Promise<SessionSnapshot> {
+    const records = await this.#options.store.loadSessionSnapshot(sessionId, hostLimits.messagesPageDefault);
+    if (records === undefined) throw notFound('session');
+    return this.#options.views.snapshot(records);
+  }
+
+  async renameSession(sessionId: string, title: string): Promise<SessionDetail> {
+    const session = await this.#session(sessionId);
+    await session.rename(title);
+    return this.#options.views.detail(session.session);
+  }
+
+  async updateSettings(sessionId: string, patch: PatchSettingsBody): Promise<SessionDetail> {
+    const session = await this.#session(sessionId);
+    await session.updateSettings(patch);
+    return this.#options.views.detail(session.session);
+  }
+
+  async closeSession(sessionId: string): Promise<void> {
+    await (await this.#session(sessionId)).close();
+  }
+
+  async forkSession(sessionId: string, body: ForkSessionBody): Promise<CreateSessionResponse> {
+    this.#assertRunning();
+    const source = (await this.#session(sessionId)).session;
+    const turn = await this.#options.store.getTurn(sessionId, body.turnId);
+    if (turn === undefined) throw notFound('turn');
+    if (!isTerminalTurn(turn)) throw new HostError('conflict', 'a turn can be forked at once it has ended');
+    if (turn.providerTurnId === null) {
+      throw new HostError('conflict', 'Claude never accepted this turn, so there is nothing to fork at');
+    }
+    const { supervisor } = this.#options;
+    const generation = await supervisor.ensure().catch((error: unknown) => {
+      throw unavailable('start the sidecar', error);
+    });
+    let fork: ForkSessionResult;
+    try {
+      fork = await supervisor.request<ForkSessionResult>(
+        generation,
+        'fork_session',
+        {
+          providerSessionId: turn.providerSessionId ?? source.providerSessionId,
+          providerTurnId: turn.providerTurnId,
+          providerCheckpointMessageId: turn.checkpointMessageId ?? '',
+          cwd: source.cwd,
+          title: body.title ?? '',
+        },
+        { timeoutMs: FORK_TIMEOUT_MS },
+      );
+    } catch (error) {
+      if (error instanceof SidecarRequestError && error.deliveryDisposition === 'not_started') {
+        throw new HostError('conflict', `the session could not be forked at that turn: ${error.message}`);
+      }
+      throw unavailable('fork the session', error);
+    }
+    const id = this.#newId();
+    const ledger = await this.#options.ledgers.fork({
+      id,
+      cwd: source.cwd,
+      title: body.title ?? `${source.title} (fork)`,
+      settings: source.settings,
+      providerSessionId: fork.providerSessionId,
+      forkedFrom: { sessionId, turnId: turn.id },
+      bindings: fork.targetProviderTurnBindings,
+      resumeCursor: {
+        kind: 'claude-agent-sdk',
+        version: 1,
+        resume: fork.providerSessionId,
+        turnCount: fork.targetProviderTurnBindings.length,
+      },
+    });
+    this.#register(ledger, undefined);
+    return { id, providerSessionId: fork.providerSessionId, session: this.#options.views.summary(ledger.session) };
+  }
+
+  // ─── turns ───────────────────────────────────────────────────────────────────────────────────
+
+  async postTurn(sessionId: string, body: PostTurnBody): Promise<PostTurnResponse> {
+    this.#assertRunning();
+    return (await this.#session(sessionId)).postTurn(body);
+  }
+
+  async cancelTurn(sessionId: string, turnId: string, budgets: CancelTurnBody): Promise<CancelTurnResponse> {
+    const resolved = resolveCancelBudgets(budgets);
+    return (await this.#session(sessionId)).cancelTurn(turnId, resolved);
+  }
+
+  async listMessages(sessionId: string, query: MessagesQuery): Promise<MessagesPage> {
+    const { store } = this.#options;
+    if ((await store.getSession(sessionId)) === undefined) throw notFound('session');
+    const page = await store.listMessages(sessionId, {
+      before: query.before,
+      limit: query.limit ?? hostLimits.messagesPageDefault,
+    });
+    const turnIds = [...new Set(page.messages.map((message) => message.turnId))];
+    const turns = turnIds.length === 0 ? [] : await store.listTurns(sessionId, { ids: turnIds });
+    return this.#options.views.messagesPage(page, turns);
+  }
+
+  async getToolResult(sessionId: string, toolUseId: string): Promise<ToolResultBlock> {
+    const message = await this.#options.store.getToolMessage(sessionId, toolUseId);
+    const result = message === undefined ? undefined : this.#options.views.toolResult(message);
+    if (result === undefined) throw notFound('tool result');
+    return result;
+  }
+
+  async getAttachment(attachmentId: string): Promise<{ mediaType: ImageMediaType; bytes: Uint8Array }> {
+    const attachment = await this.#options.store.getAttachment(attachmentId);
+    if (attachment === undefined) throw notFound('attachment');
+    return { mediaType: attachment.mediaType, bytes: attachment.bytes };
+  }
+
+  // ─── tasks ───────────────────────────────────────────────────────────────────────────────────
+
+  async listTasks(sessionId: string | undefined): Promise<Task[]> {
+    if (sessionId !== undefined && (await this.#options.store.getSession(sessionId)) === undefined) {
+      throw notFound('session');
+    }
+    return this.#options.store.listTasks(sessionId);
+  }
+
+  async createTask(body: CreateTaskBody): Promise<Task> {
+    const { session_id: sessionId, ...task } = body;
+    return (await this.#session(sessionId)).createTask(task);
+  }
+
+  async updateTask(taskId: string, patch: PatchTaskBody): Promise<Task> {
+    const task = await this.#userTask(taskId);
+    return (await this.#session(task.session_id)).updateTask(taskId, patch);
+  }
+
+  async deleteTask(taskId: string): Promise<void> {
+    const task = await this.#userTask(taskId);
+    await (await this.#session(task.session_id)).deleteTask(taskId);
+  }
+
+  // ─── interactions ────────────────────────────────────────────────────────────────────────────
+
+  async listInteractions(filter: { sessionId?: string; status?: InteractionStatus }): Promise<Interaction[]> {
+    if (filter.sessionId !== undefined && (await this.#options.store.getSession(filter.sessionId)) === undefined) {
+      throw notFound('session');
+    }
+    return this.#options.store.listInteractions(filter);
+  }
+
+  async answerInteraction(
+    sessionId: string,
+    requestId: string,
+    body: AnswerInteractionBody,
+  ): Promise<AnswerInteractionResponse> {
+    return (await this.#session(sessionId)).answerInteraction(requestId, body);
+  }
+
+  // ─── streams ─────────────────────────────────────────────────────────────────────────────────
+
+  openSessionStream(sessionId: string, afterSeq: number): EventStream<SessionEvent> {
+    if (!this.#known.has(sessionId)) throw notFound('session');
+    return this.#options.streams.openSessionStream(sessionId, afterSeq);
+  }
+
+  openHostStream(afterSeq: number): EventStream<HostEvent> {
+    return this.#options.streams.openHostStream(afterSeq);
+  }
+
+  /**
+   * Stops taking work; what runs is recorded as interrupted by the restart (as a crash would leave it
+   * at the next start, but now, while the host can still write); queued prompts stay queued for the
+   * next run. Then the sidecar stops (its group reaped), every stream ends with `shutdown`, the store closes.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  // ─── internals ───────────────────────────────────────────────────────────────────────────────
+
+  async #shutdown(): Promise<void> {
+    for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    const sessions = [...this.#sessions.values()];
+    await Promise.allSettled(
+      sessions.map(async (session) => {
+        await session.recover();
+        session.stop();
+        await session.queue.drained();
+      }),
+    );
+    await this.#options.supervisor.close();
+    this.#options.streams.shutdown();
+    await this.#options.store.close();
+  }
+
+  async #recover(): Promise<void> {
+    const { store, logger } = this.#options;
+    const sessions = await store.listSessions({ includeClosed: true });
+    for (const record of sessions) this.#known.add(record.id);
+    for (const record of sessions) {
+      const live = await store.listTurns(record.id, { statuses: ['running', 'queued'] });
+      const pending = await store.listInteractions({ sessionId: record.id, status: 'pending' });
+      const running = live.some((turn) => turn.status === 'running');
+      const queued = live.some((turn) => turn.status === 'queued');
+      if (!running && !queued && pending.length === 0 && record.backgroundTasks.length === 0) continue;
+      const session = await this.#session(record.id);
+      if (running || pending.length > 0 || record.backgroundTasks.length > 0) {
+        await session.recover();
+        logger.info(
+          { event: 'session.recovered', sessionId: record.id, runningTurns: live.length, pending: pending.length },
+          'ended what the previous run left running',
+        );
+      }
+      if (queued && !record.closed) {
+        void session
+          .resumeQueue()
+          .catch((error: unknown) =>
+            logger.error(
+              { event: 'session.resume_failed', sessionId: record.id, errorName: errorName(error) },
+              'queued prompts could not be resumed',
+            ),
+          );
+      }
+    }
+  }
+
+  #route(sessionId: string, event: SidecarEvent): void {
+    const session = this.#sessions.get(sessionId);
+    if (session !== undefined) {
+      session.onSidecarEvent(event);
+      return;
+    }
+    const buffered = this.#creating.get(sessionId);
+    if (buffered !== undefined) {
+      buffered.push(event);
+      return;
+    }
+    this.#options.logger.warn(
+      { event: 'session.unknown_event', sessionId, type: event.type },
+      'a sidecar event for a session this host does not run',
+    );
+  }
+
+  #sidecarExited(report: SidecarExitReport): void {
+    for (const session of this.#sessions.values()) session.onSidecarExit(report);
+  }
+
+  #register(ledger: SessionLedger, startedOn: number | undefined): HostSession {
+    const session = new HostSession(
+      ledger,
+      {
+        sidecar: this.#options.supervisor,
+        store: this.#options.store,
+        logger: this.#options.logger,
+        now: this.#now,
+        newId: this.#newId,
+        toolTimeoutMs: this.#options.toolTimeoutMs,
+      },
+      startedOn,
+    );
+    this.#sessions.set(ledger.sessionId, session);
+    this.#known.add(ledger.sessionId);
+    return session;
+  }
+
+  /** The loaded session, loading it from the store once; `not_found` when there is none. */
+  async #session(sessionId: string): Promise<HostSession> {
+    const loaded = this.#sessions.get(sessionId);
+    if (loaded !== undefined) return loaded;
+    let loading = this.#loading.get(sessionId);
+    if (loading === undefined) {
+      loading = this.#options.ledgers
+        .load(sessionId)
+        .then((ledger) =>
+          ledger === undefined ? undefined : (this.#sessions.get(sessionId) ?? this.#register(ledger, undefined)),
+        )
+        .finally(() => this.#loading.delete(sessionId));
+      this.#loading.set(sessionId, loading);
+    }
+    const session = await loading;
+    if (session === undefined) throw notFound('session');
+    return session;
+  }
+
+  async #userTask(taskId: string): Promise<Task> {
+    const task = await this.#options.store.getTask(taskId);
+    if (task === undefined) throw notFound('task');
+    if (task.source === 'sdk') throw new HostError('conflict', "the agent's plan is changed by the agent, not by hand");
+    return task;
+  }
+
+  #assertRunning(): void {
+    if (this.#closing !== undefined) throw new HostError('sidecar_unavailable', 'the host is shutting down');
+  }
+}
+
+function notFound(what: string): HostError {
+  return new HostError('not_found', `no such ${what}`);
+}
+
+function unavailable(what: string, error: unknown): HostError {
+  if (error instanceof HostError) return error;
+  const reason = error instanceof Error ? `: ${error.message}` : '';
+  return new HostError('sidecar_unavailable', `could not ${what}${reason}`);
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
+}

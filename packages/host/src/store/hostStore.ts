@@ -1,0 +1,203 @@
+import type {
+  HostEvent,
+  HostEventPayload,
+  HostEventType,
+  InteractionStatus,
+  SdkTodo,
+  SessionEvent,
+  SessionEventPayload,
+  SessionEventType,
+  TurnStatus,
+} from '@outrigger/host-api';
+import type {
+  AttachmentRecord,
+  InteractionRecord,
+  MessageRecord,
+  SessionRecord,
+  TaskRecord,
+  TurnRecord,
+} from './records.ts';
+
+/*
+ * The store behind the host: every row and both event logs. All SQL lives behind this interface, so
+ * a PostgreSQL store (several hosts on one database) can implement it without touching callers:
+ * every method is async, a write is one `WriteUnit` committed as one transaction, event `seq`s are
+ * assigned by the store inside that transaction, and the reads that must agree with each other
+ * (a snapshot, a projector's state) come as one call each (one read transaction).
+ */
+
+/** A session event before the store gave it its `seq`. Its log is `data.session_id`. */
+export type SessionEventDraft = {
+  [T in SessionEventType]: { type: T; data: Omit<SessionEventPayload<T>, 'seq'> };
+}[SessionEventType];
+
+/** A host-stream event before the store gave it its `seq`. */
+export type HostEventDraft = {
+  [T in HostEventType]: { type: T; data: Omit<HostEventPayload<T>, 'seq'> };
+}[HostEventType];
+
+/**
+ * One transaction: row changes, then appended events. Either all of it is committed or none of it
+ * (the store throws and nothing changed, seqs included). Rows are put whole (insert or replace).
+ * Order inside the transaction: sessions, the transcript copy (so the unit's own turns can rebind
+ * copied ones), turns, attachments, messages, interactions, tasks, deleted tasks, the SDK task sync,
+ * then session events (the sync's `task_update` first, then `sessionEvents` in order), then host
+ * events in order.
+ */
+export interface WriteUnit {
+  readonly sessions?: readonly SessionRecord[];
+  readonly turns?: readonly TurnRecord[];
+  readonly attachments?: readonly AttachmentRecord[];
+  readonly messages?: readonly MessageRecord[];
+  readonly interactions?: readonly InteractionRecord[];
+  readonly tasks?: readonly TaskRecord[];
+  readonly deleteTaskIds?: readonly string[];
+  /**
+   * Invariant 5 / seed 002: delete the session's `source='sdk'` tasks, insert `todos` as rows
+   * (`sdk-{sessionId}-{index}`, content → title, status mapped with unknown → pending, activeForm →
+   * description, index → sort_order) and append `task_update {session_id, turnId, todos, tasks}` with
+   * every task of the session after the sync (SDK first). User tasks are untouched; the same todos
+   * twice give the same rows (created_at of a row kept while its index exists).
+   */
+  readonly sdkTaskSync?: SdkTaskSync;
+  /**
+   * Fork: copy the source's turns up to and including `throughTurnId` (by ordinal) and their messages
+   * into `toSessionId` (whose row must come in the same unit or exist).
+   */
+  readonly copyTranscript?: TranscriptCopy;
+  readonly sessionEvents?: readonly SessionEventDraft[];
+  readonly hostEvents?: readonly HostEventDraft[];
+}
+
+export interface SdkTaskSync {
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly todos: readonly SdkTodo[];
+  readonly now: number;
+}
+
+export interface TranscriptCopy {
+  readonly fromSessionId: string;
+  readonly toSessionId: string;
+  readonly throughTurnId: string;
+}
+
+/** What a commit appended, with the seqs the store gave: publish exactly these, in this order. */
+export interface CommitResult {
+  readonly sessionEvents: readonly SessionEvent[];
+  readonly hostEvents: readonly HostEvent[];
+}
+
+export interface MessagePageQuery {
+  /** Only rows with a smaller position; absent: from the newest. */
+  readonly before?: number;
+  readonly limit: number;
+}
+
+/** Rows oldest first; `hasMore`: older rows exist. */
+export interface MessageRecordPage {
+  readonly messages: readonly MessageRecord[];
+  readonly hasMore: boolean;
+}
+
+/** Everything `GET /api/sessions/:id` needs, read at one consistent point (`lastSeq`). */
+export interface SessionSnapshotRecords {
+  readonly session: SessionRecord;
+  readonly lastSeq: number;
+  /** Turns `queued` or `running`, by ordinal. */
+  readonly liveTurns: readonly TurnRecord[];
+  readonly pendingInteractions: readonly InteractionRecord[];
+  readonly tasks: readonly TaskRecord[];
+  readonly page: MessageRecordPage;
+  /** The turns the page's rows belong to. */
+  readonly pageTurns: readonly TurnRecord[];
+}
+
+/**
+ * What a session's projector needs to continue after a restart (or after a failed commit), read at
+ * one consistent point: the session, its live turns (queued, running, or still owning background
+ * work) plus its latest terminal turn, every message of those turns, its pending interactions, and
+ * the counters it continues from.
+ */
+export interface ProjectionStateRecords {
+  readonly session: SessionRecord;
+  readonly turns: readonly TurnRecord[];
+  readonly messages: readonly MessageRecord[];
+  readonly pendingInteractions: readonly InteractionRecord[];
+  readonly lastSeq: number;
+  /** max(position) + 1, 0 for an empty transcript. */
+  readonly nextPosition: number;
+  /** max(ordinal) + 1, 0 without turns. */
+  readonly nextTurnOrdinal: number;
+  /** Some turn of the session was accepted by Claude (has a provider turn id). */
+  readonly hasAcceptedTurn: boolean;
+}
+
+export interface InteractionFilter {
+  readonly sessionId?: string;
+  readonly status?: InteractionStatus;
+}
+
+/** A prompt already taken with this `clientMessageId`: a turn's (`steer:false`) or a steer message's. */
+export interface ClientMessageHit {
+  readonly turnId: string;
+  readonly steer: boolean;
+}
+
+export interface HostStoreReader {
+  getSession(sessionId: string): Promise<SessionRecord | undefined>;
+  /** Newest first (createdAt, then id). */
+  listSessions(options: { includeClosed: boolean }): Promise<SessionRecord[]>;
+
+  getTurn(sessionId: string, turnId: string): Promise<TurnRecord | undefined>;
+  /** By ordinal; all turns when no filter is given. */
+  listTurns(
+    sessionId: string,
+    filter?: { statuses?: readonly TurnStatus[]; ids?: readonly string[] },
+  ): Promise<TurnRecord[]>;
+  findClientMessage(sessionId: string, clientMessageId: string): Promise<ClientMessageHit | undefined>;
+
+  listMessages(sessionId: string, query: MessagePageQuery): Promise<MessageRecordPage>;
+  /** Every row of one turn, by position. */
+  listTurnMessages(sessionId: string, turnId: string): Promise<MessageRecord[]>;
+  getMessage(sessionId: string, messageId: string): Promise<MessageRecord | undefined>;
+  /** The tool row of `toolUseId` (holding the whole result). */
+  getToolMessage(sessionId: string, toolUseId: string): Promise<MessageRecord | undefined>;
+
+  /** SDK rows first (by sort_order), then user rows (sort_order, created_at, id); all sessions when absent. */
+  listTasks(sessionId?: string): Promise<TaskRecord[]>;
+  getTask(taskId: string): Promise<TaskRecord | undefined>;
+
+  /** Oldest first (createdAt, then requestId). */
+  listInteractions(filter: InteractionFilter): Promise<InteractionRecord[]>;
+  getInteraction(sessionId: string, requestId: string): Promise<InteractionRecord | undefined>;
+
+  getAttachment(attachmentId: string): Promise<AttachmentRecord | undefined>;
+
+  /** Stored events with seq > afterSeq, ascending, at most `limit`. */
+  readSessionEvents(sessionId: string, afterSeq: number, limit: number): Promise<SessionEvent[]>;
+  readHostEvents(afterSeq: number, limit: number): Promise<HostEvent[]>;
+  /** 0 when the log is empty. */
+  lastSessionSeq(sessionId: string): Promise<number>;
+  lastHostSeq(): Promise<number>;
+
+  /** Undefined for an unknown session. */
+  loadSessionSnapshot(sessionId: string, pageLimit: number): Promise<SessionSnapshotRecords | undefined>;
+  loadProjectionState(sessionId: string): Promise<ProjectionStateRecords | undefined>;
+}
+
+export interface HostStore extends HostStoreReader {
+  /** One transaction. Throws `StoreError` (nothing kept) when any part fails. */
+  commit(unit: WriteUnit): Promise<CommitResult>;
+  /** Several units in ONE transaction (group commit): all or none; one result per unit, in order. */
+  commitMany(units: readonly WriteUnit[]): Promise<CommitResult[]>;
+  /** `commit({sdkTaskSync})`: the rows after the sync and the appended `task_update`. */
+  syncSdkTasks(sessionId: string, turnId: string, todos: readonly SdkTodo[], now: number): Promise<SdkTaskSyncResult>;
+  /** Idempotent. Later calls reject with `StoreError`. */
+  close(): Promise<void>;
+}
+
+export interface SdkTaskSyncResult {
+  readonly tasks: readonly TaskRecord[];
+  readonly commit: CommitResult;
+}

@@ -1,0 +1,188 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { StoreError } from '../storeError.ts';
+
+/**
+ * The schema, one migration per version, each applied in its own transaction and recorded in
+ * `schema_version`. Never edit a released migration: add the next one. A database newer than this
+ * code is refused (an older host must not write a schema it does not know).
+ */
+export const migrations: readonly { readonly version: number; readonly sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        title_source TEXT NOT NULL CHECK (title_source IN ('default', 'agent', 'user')),
+        cwd TEXT NOT NULL,
+        closed INTEGER NOT NULL CHECK (closed IN (0, 1)),
+        status TEXT NOT NULL,
+        needs_input_count INTEGER NOT NULL,
+        running_turn_id TEXT,
+        last_error TEXT,
+        settings TEXT NOT NULL,
+        effective_model TEXT,
+        config_options TEXT NOT NULL,
+        provider_session_id TEXT NOT NULL,
+        resume_cursor TEXT,
+        usage TEXT NOT NULL,
+        background_tasks TEXT NOT NULL,
+        forked_from_session_id TEXT,
+        forked_from_turn_id TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        last_activity_at INTEGER NOT NULL
+      );
+      CREATE INDEX sessions_by_created ON sessions (created_at DESC, id DESC);
+
+      CREATE TABLE turns (
+        session_id TEXT NOT NULL REFERENCES sessions (id),
+        id TEXT NOT NULL,
+        ordinal INTEGER NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('user', 'synthetic')),
+        status TEXT NOT NULL,
+        prompt TEXT,
+        input TEXT NOT NULL,
+        client_message_id TEXT,
+        provider_turn_id TEXT,
+        provider_session_id TEXT,
+        checkpoint_message_id TEXT,
+        stop_reason TEXT,
+        error TEXT,
+        cancel_disposition TEXT,
+        usage TEXT,
+        created_at INTEGER NOT NULL,
+        started_at INTEGER,
+        ended_at INTEGER,
+        PRIMARY KEY (session_id, id),
+        UNIQUE (session_id, ordinal),
+        UNIQUE (session_id, client_message_id)
+      );
+      CREATE INDEX turns_by_status ON turns (session_id, status, ordinal);
+
+      CREATE TABLE attachments (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions (id),
+        turn_id TEXT,
+        media_type TEXT NOT NULL,
+        bytes BLOB NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE messages (
+        session_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        turn_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'system')),
+        status TEXT NOT NULL,
+        content TEXT NOT NULL,
+        notice_kind TEXT,
+        steer INTEGER NOT NULL CHECK (steer IN (0, 1)),
+        client_message_id TEXT,
+        tool_use_id TEXT,
+        source_message_id TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (session_id, id),
+        FOREIGN KEY (session_id, turn_id) REFERENCES turns (session_id, id),
+        UNIQUE (session_id, position),
+        UNIQUE (session_id, tool_use_id),
+        UNIQUE (session_id, client_message_id)
+      );
+      CREATE INDEX messages_by_turn ON messages (session_id, turn_id, position);
+
+      CREATE TABLE interactions (
+        session_id TEXT NOT NULL REFERENCES sessions (id),
+        request_id TEXT NOT NULL,
+        turn_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        tool_use_id TEXT NOT NULL,
+        input TEXT NOT NULL,
+        options TEXT NOT NULL,
+        agent_id TEXT,
+        parent_tool_use_id TEXT,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'answered', 'superseded')),
+        answer TEXT,
+        resolution TEXT,
+        created_at INTEGER NOT NULL,
+        resolved_at INTEGER,
+        PRIMARY KEY (session_id, request_id)
+      );
+      CREATE INDEX interactions_by_status ON interactions (status, created_at);
+
+      CREATE TABLE tasks (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions (id),
+        title TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'in_progress', 'completed')),
+        description TEXT,
+        sort_order INTEGER NOT NULL,
+        source TEXT NOT NULL CHECK (source IN ('user', 'sdk')),
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX tasks_by_session ON tasks (session_id, source, sort_order);
+
+      CREATE TABLE session_events (
+        session_id TEXT NOT NULL REFERENCES sessions (id),
+        seq INTEGER NOT NULL CHECK (seq > 0),
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (session_id, seq)
+      );
+
+      CREATE TABLE host_events (
+        seq INTEGER PRIMARY KEY CHECK (seq > 0),
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+    `,
+  },
+];
+
+export const latestSchemaVersion = migrations.at(-1)!.version;
+
+/** The version the database is at (0: empty). */
+export function schemaVersion(db: DatabaseSync): number {
+  const table = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
+  if (table === undefined) return 0;
+  const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get();
+  return typeof row?.version === 'number' ? row.version : 0;
+}
+
+/** Brings the database to the latest version (or `target`); returns the versions it applied. */
+export function migrate(
+  db: DatabaseSync,
+  options: { now?: number; target?: number; migrations?: typeof migrations } = {},
+): number[] {
+  const all = options.migrations ?? migrations;
+  const latest = all.at(-1)?.version ?? 0;
+  const target = options.target ?? latest;
+  db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+  const current = schemaVersion(db);
+  if (current > latest) {
+    throw new StoreError(`the database is at schema version ${current}, newer than this host knows (${latest})`);
+  }
+  const applied: number[] = [];
+  for (const migration of all) {
+    if (migration.version <= current || migration.version > target) continue;
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)').run(
+        migration.version,
+        options.now ?? Date.now(),
+      );
+      db.exec('COMMIT');
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw new StoreError(`schema migration ${migration.version} failed`, { cause: error });
+    }
+    applied.push(migration.version);
+  }
+  return applied;
+}

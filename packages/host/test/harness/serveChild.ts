@@ -1,0 +1,80 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { HostClient } from '@outrigger/host-api';
+import { TEST_MARK_VARIABLE } from './processes.ts';
+
+const CLI = fileURLToPath(new URL('../../../../bin/outrigger.ts', import.meta.url));
+
+/** `outrigger serve` as a child process, started and read the way a person would. */
+export interface ServeChild {
+  readonly child: ChildProcess;
+  /** The URL it printed, `http://127.0.0.1:PORT/?token=…`. */
+  readonly url: string;
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly client: HostClient;
+  /** Everything it printed on stdout and stderr so far. */
+  output(): string;
+  /** Sends `signal` and resolves with the exit code (or the signal's name). */
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+/**
+ * Runs `node bin/outrigger.ts serve ARGS` with exactly `env` (plus the test mark) and waits for the URL
+ * line. Fails with the output when it exits first or prints no URL within `timeoutMs`.
+ */
+export async function spawnServe(options: {
+  args: string[];
+  env: Record<string, string>;
+  mark: string;
+  timeoutMs?: number;
+}): Promise<ServeChild> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...options.args], {
+    env: { ...options.env, [TEST_MARK_VARIABLE]: options.mark },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => {
+    output += text;
+  });
+  child.stderr.setEncoding('utf8').on('data', (text: string) => {
+    output += text;
+  });
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`outrigger serve printed no URL within ${options.timeoutMs ?? 60_000} ms:\n${output}`));
+    }, options.timeoutMs ?? 60_000);
+    const look = () => {
+      const match = /(http:\/\/\S+\/\?token=[A-Za-z0-9_-]+)/.exec(output);
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        child.stdout.off('data', look);
+        resolve(match[1]);
+      }
+    };
+    child.stdout.on('data', look);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`outrigger serve exited (${code}) before printing its URL:\n${output}`));
+    });
+  });
+  const parsed = new URL(url);
+  const token = parsed.searchParams.get('token') ?? '';
+  const baseUrl = parsed.origin;
+  return {
+    child,
+    url,
+    baseUrl,
+    token,
+    client: new HostClient({ baseUrl, token }),
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}

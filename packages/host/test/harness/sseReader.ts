@@ -1,0 +1,59 @@
+import type { HostClient, SseFrame } from '@outrigger/host-api';
+
+export interface ReadOptions {
+  /** Resume after this seq (sent as `Last-Event-ID`). */
+  lastEventId?: number;
+  /** Give up after this long (default 60 s): fails with what was seen. */
+  timeoutMs?: number;
+  /** Keep heartbeats in the result (default: dropped). */
+  heartbeats?: boolean;
+}
+
+/**
+ * Reads a session's (or, without `sessionId`, the host's) SSE stream until `until` holds for a frame, then
+ * closes it and returns the frames read, that one included.
+ */
+export async function readEventsUntil(
+  client: HostClient,
+  sessionId: string | undefined,
+  until: (frame: SseFrame, seen: readonly SseFrame[]) => boolean,
+  options: ReadOptions = {},
+): Promise<SseFrame[]> {
+  const controller = new AbortController();
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const seen: SseFrame[] = [];
+  try {
+    const frames =
+      sessionId === undefined
+        ? client.stream('hostEvents', { lastEventId: options.lastEventId, signal: controller.signal })
+        : client.stream('sessionEvents', {
+            params: { id: sessionId },
+            lastEventId: options.lastEventId,
+            signal: controller.signal,
+          });
+    for await (const frame of frames) {
+      if (frame.event === 'heartbeat' && options.heartbeats !== true) continue;
+      seen.push(frame);
+      if (until(frame, seen)) return seen;
+    }
+    throw new Error('the stream ended');
+  } catch (error) {
+    const last = seen.slice(-8).map((frame) => `${frame.id ?? '-'} ${frame.event}`);
+    const why = controller.signal.aborted ? `no match within ${timeoutMs} ms` : String(error);
+    throw new Error(`${why}; last frames: ${last.join(', ') || 'none'}`);
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+  }
+}
+
+/** The frame is this turn's `done`. */
+export function isDoneOf(turnId: string): (frame: SseFrame) => boolean {
+  return (frame) => frame.event === 'done' && (frame.data as { turnId?: string }).turnId === turnId;
+}
+
+/** Ids of stored frames (heartbeats have none), as numbers. */
+export function seqsOf(frames: readonly SseFrame[]): number[] {
+  return frames.filter((frame) => frame.id !== undefined).map((frame) => Number(frame.id));
+}
