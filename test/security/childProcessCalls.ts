@@ -144,6 +144,15 @@ export function childProcessCallsInText(file: string, text: string): ChildProces
 function isAnalysedReference(node: ts.Identifier): boolean {
   const parent = node.parent;
   if (ts.isImportSpecifier(parent)) return true;
+  // A name that only shares the spelling: a property key, a member access, a method or parameter name.
+  if (
+    (ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent) || ts.isMethodDeclaration(parent)) &&
+    parent.name === node
+  ) {
+    return true;
+  }
+  if ((ts.isPropertyAccessExpression(parent) || ts.isPropertySignature(parent)) && parent.name === node) return true;
+  if (ts.isParameter(parent) && parent.name === node) return true;
   if (ts.isCallExpression(parent) && parent.expression === node) return true;
   if (ts.isVariableDeclaration(parent) && parent.name === node) return true;
   if (
