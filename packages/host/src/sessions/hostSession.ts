@@ -24,10 +24,11 @@ import type { RuntimeLogger } from '../sidecar/runtimeLogger.ts';
 import { isSidecarGone, type SidecarExitReport, SidecarUnavailableError } from '../sidecar/sidecarSupervisor.ts';
 import type { HostStoreReader } from '../store/hostStore.ts';
 import type { SessionRecord, TurnRecord } from '../store/records.ts';
+import { StoreError } from '../store/storeError.ts';
 import { type CancelBudgets, cancelRequestTimeoutMs } from './cancelBudgets.ts';
 import { decideAnswer } from './interactionAnswer.ts';
 import { SerialQueue } from './serialQueue.ts';
-import type { SessionLedger } from './sessionLedger.ts';
+import type { AppliedSidecarEvent, SessionLedger } from './sessionLedger.ts';
 import { ToolTimeouts } from './toolTimeouts.ts';
 import { draftTurn, promptBlocks } from './turnInput.ts';
 
@@ -61,6 +62,9 @@ const START_TIMEOUT_MS = 120_000;
 const SUBMIT_TIMEOUT_MS = 15_000;
 const HOST_CANCEL_BUDGETS: CancelBudgets = { interruptTimeoutMs: 10_000, drainTimeoutMs: 8_000 };
 const terminalStatuses: ReadonlySet<string> = new Set(['completed', 'failed', 'canceled', 'interrupted']);
+/** A sidecar event the store refused is tried again after this, doubling up to the maximum. */
+const STORE_RETRY_FIRST_MS = 50;
+const STORE_RETRY_MAX_MS = 1_000;
 
 /**
  * One session at run time: its commands and its sidecar events go through one serial queue, so they
@@ -77,6 +81,8 @@ export class HostSession {
   readonly #toolTimeouts: ToolTimeouts | undefined;
   /** The sidecar generation this session was last `start`ed on. */
   #startedOn: number | undefined;
+  /** The host is shutting down: a sidecar event the store refuses is no longer tried again. */
+  #stopped = false;
 
   constructor(ledger: SessionLedger, deps: HostSessionDeps, startedOn?: number) {
     this.id = ledger.sessionId;
@@ -322,7 +328,7 @@ export class HostSession {
     this.queue
       .run(async () => {
         this.#toolTimeouts?.observe(event);
-        const applied = await this.#ledger.applySidecarEvent(event);
+        const applied = await this.#applyDurably(event);
         const turnId = (event.payload as { turnId?: unknown }).turnId;
         if (applied.identityViolationTurnId !== undefined) {
           this.#deps.logger.warn(
@@ -386,10 +392,40 @@ export class HostSession {
 
   /** Forgets the sidecar the session ran on (the host is shutting down). */
   stop(): void {
+    this.#stopped = true;
     this.#toolTimeouts?.clear();
   }
 
   // ─── internals (always on the queue) ─────────────────────────────────────────────────────────
+
+  /**
+   * Applies a sidecar event; while the store refuses writes it is tried again, and the events after it wait
+   * (they apply in order), until the store takes writes or the host stops. Dropping it instead would lose
+   * what Claude did, and a dropped terminal would leave its turn running for ever.
+   */
+  #applyDurably(event: SidecarEvent): Promise<AppliedSidecarEvent> {
+    return this.#whileStoreRefuses(event.type, () => this.#ledger.applySidecarEvent(event));
+  }
+
+  /** Runs `write` until the store takes it (a `StoreError` is tried again with backoff) or the host stops. */
+  async #whileStoreRefuses<T>(type: string, write: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await write();
+      } catch (error) {
+        if (!(error instanceof StoreError) || this.#stopped) throw error;
+        if (attempt === 0) {
+          this.#deps.logger.warn(
+            { event: 'session.store_retry', sessionId: this.id, type, errorName: errorName(error) },
+            'the store refused a write; trying again until it takes writes',
+          );
+        }
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.min(STORE_RETRY_MAX_MS, STORE_RETRY_FIRST_MS * 2 ** attempt)),
+        );
+      }
+    }
+  }
 
   async #steer(running: TurnRecord, body: PostTurnBody): Promise<PostTurnResponse> {
     const generation = this.#startedOn;
@@ -482,7 +518,11 @@ export class HostSession {
         await this.#ledger.failTurn(next.id, turnErrorOf(error));
         continue;
       }
-      await this.#ledger.startQueuedTurn(next.id);
+      // The queue must not stall on a store outage: nothing else would start it once the store is back. A start
+      // the store kept without confirming it shows in the reloaded ledger and is not written twice.
+      await this.#whileStoreRefuses('start_queued_turn', async () => {
+        if (this.#ledger.turn(next.id)?.status === 'queued') await this.#ledger.startQueuedTurn(next.id);
+      });
       await this.#exec(generation, next.id);
     }
   }
