@@ -129,12 +129,12 @@ export class HostSession {
       const turnId = this.#deps.newId();
       const draft = draftTurn(body, { sessionId: this.id, turnId, now: this.#deps.now(), newId: this.#deps.newId });
       if (running !== undefined || this.#ledger.queuedTurns().length > 0) {
-        await this.#ledger.acceptTurn(turnId, draft, true);
+        await this.#acceptTurn(turnId, draft, true);
         return { turnId, queued: true, steered: false, replayed: false };
       }
       // Nothing is stored until the sidecar has the session: a sidecar that cannot start is a 503, not a lost turn.
       const generation = await this.#ensureStarted();
-      await this.#ledger.acceptTurn(turnId, draft, false);
+      await this.#acceptTurn(turnId, draft, false);
       await this.#exec(generation, turnId);
       await this.#dispatchNext();
       return { turnId, queued: false, steered: false, replayed: false };
@@ -397,6 +397,22 @@ export class HostSession {
   }
 
   // ─── internals (always on the queue) ─────────────────────────────────────────────────────────
+
+  /**
+   * Stores a new turn. A commit the store kept without confirming it (the ledger reloads what the store has)
+   * is an accepted turn: it must run like any other, or it would stay running (or queued) for ever.
+   */
+  async #acceptTurn(turnId: string, draft: ReturnType<typeof draftTurn>, queued: boolean): Promise<void> {
+    try {
+      await this.#ledger.acceptTurn(turnId, draft, queued);
+    } catch (error) {
+      if (this.#ledger.turn(turnId) === undefined) throw error;
+      this.#deps.logger.warn(
+        { event: 'session.commit_unconfirmed', sessionId: this.id, turnId, errorName: errorName(error) },
+        'the store kept the turn without confirming it; it goes on',
+      );
+    }
+  }
 
   /**
    * Applies a sidecar event; while the store refuses writes it is tried again, and the events after it wait
