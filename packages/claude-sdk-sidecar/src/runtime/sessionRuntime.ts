@@ -43,7 +43,7 @@ import { buildPromptContent } from './promptContent.ts';
 import { PromptQueue } from './promptQueue.ts';
 import type { TurnIdentityResolver } from './providerTurnIdentity.ts';
 import { ProviderTurnIdentityBarrier } from './providerTurnIdentity.ts';
-import { describeQueryEnd } from './queryFailure.ts';
+import { describeQueryEnd, queryEndTerminal } from './queryFailure.ts';
 import { type InterruptOutcome, QueryGeneration } from './queryGeneration.ts';
 import { isTerminalConnectionError, terminalForResult } from './resultSettlement.ts';
 import { ResultWatchdog } from './resultWatchdog.ts';
@@ -614,7 +614,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       if (failure === undefined) this.#providerTurnDiagnostics.queryEndedBeforeIdentity(this.#turnSnapshot(turn));
       else this.#providerTurnDiagnostics.queryConsumptionFailedBeforeIdentity(this.#turnSnapshot(turn), failure);
     }
-    this.#detach(generation, { active: describeQueryEnd(failure), queued: SESSION_ENDED });
+    this.#detach(generation, { active: queryEndTerminal(failure), queued: SESSION_ENDED });
   }
 
   #onResultTimeout(timeoutMs: number): void {
