@@ -353,6 +353,11 @@ export class HostSession {
             'a sidecar event named something the session does not have',
           );
         }
+        // Claude Code died under the turn: what it ran in process groups of its own (a tool) outlives it; the
+        // session has no Claude Code now (the next exec starts one), so everything with its mark is left over.
+        if (event.type === 'turn_failed' && (event.payload as { code?: unknown }).code === 'claude_code_exited') {
+          this.#reapToolProcesses(this.#toolProcesses(), 'claude_code_exited');
+        }
         if (applied.endedTurnIds.length > 0) await this.#dispatchNext();
       })
       .catch((error: unknown) => this.#logFailure(`apply ${event.type}`, error));
@@ -612,8 +617,8 @@ export class HostSession {
   }
 
   /**
-   * After a cancel or a close retired the session's Claude Code: what it ran before and still runs (a tool
-   * Claude Code had no time to stop, in a process group of its own) is killed.
+   * After a cancel or a close retired the session's Claude Code, or it died: what it ran before and still runs
+   * (a tool Claude Code had no time to stop, in a process group of its own) is killed.
    */
   #reapToolProcesses(before: readonly MarkedProcess[], reason: string): void {
     const count = killSurvivors(before);
