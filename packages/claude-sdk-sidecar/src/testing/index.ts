@@ -1,3 +1,4 @@
+export { TEST_DRIVER_ENV } from '../testDriver/testDriverSession.ts';
 export { CANARY_MARKER, canaries, canariesIn } from './canaries.ts';
 export { FakeClaudeQuery, fakeQueryFactory } from './fakeClaudeQuery.ts';
 export {
