@@ -16,6 +16,9 @@ import {
   demoChatEnv,
   OUTRIGGER,
 } from '../../bin/commands/chatProcessTestSupport.ts';
+import { assertNoProcessesLeft, killMarkedProcesses } from '../../packages/host/test/harness/processes.ts';
+import { spawnServe } from '../../packages/host/test/harness/serveChild.ts';
+import { isDoneOf, readEventsUntil } from '../../packages/host/test/harness/sseReader.ts';
 import {
   type ChildProcessCall,
   childProcessCalls,
@@ -252,6 +255,44 @@ describe('no child is spawned through a shell', () => {
     );
     assertNoShell(spawns);
   });
+});
+
+test('at run time: outrigger serve spawns the sidecar, and the sidecar Claude Code, without a shell', async () => {
+  const home = await mkdtemp(join(tmpdir(), 'outrigger-no-shell-serve-'));
+  const record = join(home, 'spawns.ndjson');
+  const mark = randomUUID();
+  let serve: Awaited<ReturnType<typeof spawnServe>> | undefined;
+  try {
+    // No credential: the host runs the demo model, through the real sidecar and Claude Code.
+    serve = await spawnServe({
+      args: ['--port', '0', '--data-dir', join(home, 'data')],
+      env: { ...demoChatEnv(home), NODE_OPTIONS: `--import=${PRELOAD}`, [SPAWN_RECORD_ENV]: record },
+      mark,
+    });
+    const { client } = serve;
+    const { id } = await client.call('createSession', { body: { cwd: home } });
+    const { turnId } = await client.call('postTurn', { params: { id }, body: { prompt: 'hello there' } });
+    const frames = await readEventsUntil(client, id, isDoneOf(turnId));
+    assert.equal((frames.at(-1)?.data as { outcome?: string }).outcome, 'completed');
+    assert.equal(await serve.stop('SIGTERM'), 0);
+    const servePid = serve.child.pid;
+    serve = undefined;
+    await assertNoProcessesLeft(mark, 20_000);
+    const spawns = await readRecords(record);
+    assert.ok(
+      spawns.some((entry) => entry.pid === servePid && entry.file === process.execPath),
+      `the host spawned the sidecar: ${JSON.stringify(spawns)}`,
+    );
+    assert.ok(
+      spawns.some((entry) => entry.pid !== servePid && /claude/.test(entry.file)),
+      'the sidecar’s spawn of Claude Code was recorded',
+    );
+    assertNoShell(spawns);
+  } finally {
+    await serve?.stop('SIGKILL');
+    killMarkedProcesses(mark);
+    await rm(home, { recursive: true, force: true });
+  }
 });
 
 interface SpawnRecord {
