@@ -4,11 +4,15 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openBenchModel } from './benchModel.ts';
 import { measureCancelLatency } from './cancelLatency.ts';
+import { measureConcurrentSessions } from './concurrentSessions.ts';
 import { measureDurableEventThroughput } from './durableEventThroughput.ts';
 import type { Figure } from './figure.ts';
+import { measureFirstToken } from './firstToken.ts';
+import { measureHostCancelLatency } from './hostCancelLatency.ts';
 import { measureHostMemory } from './hostMemory.ts';
 import { measureProjectionThroughput } from './projectionThroughput.ts';
 import { measureSidecarStartup } from './sidecarStartup.ts';
+import { measureSoakMemory } from './soakMemory.ts';
 import { measureSseFanout } from './sseFanout.ts';
 import { measureTurnOverhead } from './turnOverhead.ts';
 
@@ -19,11 +23,23 @@ const { values } = parseArgs({
     turns: { type: 'string', default: '20' },
     rounds: { type: 'string', default: '6' },
     cancels: { type: 'string', default: '10' },
+    'first-token-rounds': { type: 'string', default: '12' },
+    'host-cancels': { type: 'string', default: '10' },
+    'concurrent-rounds': { type: 'string', default: '3' },
+    'concurrent-turns': { type: 'string', default: '4' },
+    'soak-seconds': { type: 'string', default: '60' },
+    'soak-seed': { type: 'string', default: '1' },
   },
 });
 const turns = positiveInteger(values.turns, 'turns');
 const rounds = positiveInteger(values.rounds, 'rounds');
 const cancels = positiveInteger(values.cancels, 'cancels');
+const firstTokenRounds = positiveInteger(values['first-token-rounds'], 'first-token-rounds');
+const hostCancels = positiveInteger(values['host-cancels'], 'host-cancels');
+const concurrentRounds = positiveInteger(values['concurrent-rounds'], 'concurrent-rounds');
+const concurrentTurns = positiveInteger(values['concurrent-turns'], 'concurrent-turns');
+const soakSeconds = positiveInteger(values['soak-seconds'], 'soak-seconds');
+const soakSeed = positiveInteger(values['soak-seed'], 'soak-seed');
 
 const startedAt = new Date();
 const figures: Figure[] = [];
@@ -47,16 +63,37 @@ try {
   figures.push(...(await measureTurnOverhead(model, { turns, rounds })));
   progress(`cancel latency over ${cancels} cancels`);
   figures.push(await measureCancelLatency(model, cancels));
+  progress(
+    `time to first token and turn time, raw query() vs sidecar vs host → SSE, ${firstTokenRounds} rotating rounds`,
+  );
+  figures.push(...(await measureFirstToken(model, firstTokenRounds)));
+  progress(`cancel latency through the host over ${hostCancels} cancels`);
+  figures.push(await measureHostCancelLatency(model, hostCancels));
+  progress(`4 concurrent real sessions vs 1 through the host, ${concurrentRounds} rounds of ${concurrentTurns} turns`);
+  figures.push(await measureConcurrentSessions(model, { rounds: concurrentRounds, turnsPerRound: concurrentTurns }));
   unmatchedRequests = model.mock.unmatched.length;
 } finally {
   await model.close();
 }
 
+progress(`memory over a ${soakSeconds} s soak (3 real + 6 test-driver sessions, seed ${soakSeed})`);
+figures.push(await measureSoakMemory(soakSeconds, soakSeed));
+
 const report = {
   startedAt: startedAt.toISOString(),
   durationSeconds: Math.round((Date.now() - startedAt.getTime()) / 100) / 10,
   machine: { node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown' },
-  parameters: { turns, rounds, cancels },
+  parameters: {
+    turns,
+    rounds,
+    cancels,
+    firstTokenRounds,
+    hostCancels,
+    concurrentRounds,
+    concurrentTurns,
+    soakSeconds,
+    soakSeed,
+  },
   unmatchedRequests,
   figures,
 };
