@@ -273,7 +273,7 @@ test('at run time: outrigger serve spawns the sidecar, and the sidecar Claude Co
     const { id } = await client.call('createSession', { body: { cwd: home } });
     const { turnId } = await client.call('postTurn', { params: { id }, body: { prompt: 'hello there' } });
     const frames = await readEventsUntil(client, id, isDoneOf(turnId));
-    assert.equal((frames.at(-1)?.data as { outcome?: string }).outcome, 'completed');
+    assert.equal((frames.at(-1)?.data as { outcome?: string } | undefined)?.outcome, 'completed');
     assert.equal(await serve.stop('SIGTERM'), 0);
     const servePid = serve.child.pid;
     serve = undefined;
