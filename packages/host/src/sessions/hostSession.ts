@@ -19,7 +19,13 @@ import {
   SidecarRequestError,
 } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
-import { killSurvivors, type MarkedProcess, markedProcesses, SESSION_MARK_VARIABLE } from '../sidecar/processMarks.ts';
+import {
+  killSurvivors,
+  type MarkedProcess,
+  markedProcesses,
+  SESSION_MARK_VARIABLE,
+  survivors,
+} from '../sidecar/processMarks.ts';
 import type { RuntimeLogger } from '../sidecar/runtimeLogger.ts';
 import { isSidecarGone, type SidecarExitReport, SidecarUnavailableError } from '../sidecar/sidecarSupervisor.ts';
 import type { HostStoreReader } from '../store/hostStore.ts';
@@ -62,6 +68,8 @@ const START_TIMEOUT_MS = 120_000;
 const SUBMIT_TIMEOUT_MS = 15_000;
 const HOST_CANCEL_BUDGETS: CancelBudgets = { interruptTimeoutMs: 10_000, drainTimeoutMs: 8_000 };
 const terminalStatuses: ReadonlySet<string> = new Set(['completed', 'failed', 'canceled', 'interrupted']);
+/** How long what a retired Claude Code ran gets to end by itself before it is killed. */
+const REAP_GRACE_MS = 1_000;
 /** A sidecar event the store refused is tried again after this, doubling up to the maximum. */
 const STORE_RETRY_FIRST_MS = 50;
 const STORE_RETRY_MAX_MS = 1_000;
@@ -621,6 +629,18 @@ export class HostSession {
    * (a tool Claude Code had no time to stop, in a process group of its own) is killed.
    */
   #reapToolProcesses(before: readonly MarkedProcess[], reason: string): void {
+    void this.#reapAfterGrace(before, reason);
+  }
+
+  /**
+   * The retired Claude Code is among `before` and may still be exiting, writing its transcript as it goes (killed
+   * then, the next turn's resume finds no conversation): what ends by itself within the grace is left alone.
+   */
+  async #reapAfterGrace(before: readonly MarkedProcess[], reason: string): Promise<void> {
+    const deadline = Date.now() + REAP_GRACE_MS;
+    while (Date.now() < deadline && survivors(before).length > 0) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const count = killSurvivors(before);
     if (count === 0) return;
     this.#deps.logger.warn(
