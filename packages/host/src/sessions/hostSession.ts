@@ -364,7 +364,7 @@ export class HostSession {
         // Claude Code died under the turn: what it ran in process groups of its own (a tool) outlives it; the
         // session has no Claude Code now (the next exec starts one), so everything with its mark is left over.
         if (event.type === 'turn_failed' && (event.payload as { code?: unknown }).code === 'claude_code_exited') {
-          this.#reapToolProcesses(this.#toolProcesses(), 'claude_code_exited');
+          await this.#reapOrphans();
         }
         if (applied.endedTurnIds.length > 0) await this.#dispatchNext();
       })
@@ -625,9 +625,29 @@ export class HostSession {
   }
 
   /**
-   * After a cancel or a close retired the session's Claude Code, or it died: what it ran before and still runs
-   * (a tool Claude Code had no time to stop, in a process group of its own) is killed.
+   * After a cancel or a close retired the session's Claude Code: what it ran before and still runs (a tool
+   * Claude Code had no time to stop, in a process group of its own) is killed.
    */
+  /**
+   * Claude Code died: nothing with the session's mark has a Claude Code above it any more, and none can start
+   * before this session's next exec, which waits behind this on its queue. Killed at once, and again for what a
+   * dying shell forked meanwhile.
+   */
+  async #reapOrphans(): Promise<void> {
+    let count = 0;
+    for (let pass = 0; pass < 3; pass += 1) {
+      const killed = killSurvivors(this.#toolProcesses());
+      count += killed;
+      if (killed === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    if (count === 0) return;
+    this.#deps.logger.warn(
+      { event: 'session.tool_processes_reaped', sessionId: this.id, reason: 'claude_code_exited', count },
+      'killed processes the dead Claude Code left running',
+    );
+  }
+
   #reapToolProcesses(before: readonly MarkedProcess[], reason: string): void {
     void this.#reapAfterGrace(before, reason);
   }
