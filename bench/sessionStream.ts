@@ -1,3 +1,4 @@
+import { waitForMatch } from '@outrigger/claude-sdk-sidecar/testing';
 import type { HostClient, SseFrame } from '@outrigger/host-api';
 
 /**
@@ -34,29 +35,23 @@ export class SessionStream {
   }
 
   /** When the first frame from `from` on that matches arrived (performance.now()). */
-  arrival(predicate: (frame: SseFrame) => boolean, from: number, what: string, timeoutMs = 60_000): Promise<number> {
-    let next = from;
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        for (; next < this.#frames.length; next += 1) {
-          const entry = this.#frames[next] as { frame: SseFrame; at: number };
-          if (!predicate(entry.frame)) continue;
-          finish();
-          resolve(entry.at);
-          return;
-        }
-      };
-      const timer = setTimeout(() => {
-        finish();
-        reject(new Error(`no ${what} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const finish = () => {
-        clearTimeout(timer);
-        this.#waiters.delete(check);
-      };
-      this.#waiters.add(check);
-      check();
+  async arrival(
+    predicate: (frame: SseFrame) => boolean,
+    from: number,
+    what: string,
+    timeoutMs = 60_000,
+  ): Promise<number> {
+    const subscribe = (wake: () => void) => {
+      this.#waiters.add(wake);
+      return () => this.#waiters.delete(wake);
+    };
+    const entry = await waitForMatch(this.#frames, subscribe, (item) => predicate(item.frame), {
+      fromIndex: from,
+      timeoutMs,
+      description: what,
+      label: (item) => item.frame.event,
     });
+    return entry.at;
   }
 
   close(): Promise<void> {

@@ -22,6 +22,7 @@ import {
 } from '@outrigger/protocol/testing';
 import fc from 'fast-check';
 import { TestDriverSession } from '../testDriver/testDriverSession.ts';
+import { waitForMatch } from '../testing/waitForMatch.ts';
 import { forkHandlers } from './forkHandlers.ts';
 import { startSidecarServer } from './sidecarServer.ts';
 
@@ -140,28 +141,16 @@ class FuzzedServer {
     fromIndex: number,
     timeoutMs = 5_000,
   ): Promise<SidecarMessage> {
-    let next = fromIndex;
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        for (; next < this.messages.length; next += 1) {
-          const message = this.messages[next]!;
-          if (!predicate(message)) continue;
-          finish();
-          resolve(message);
-          return;
-        }
-      };
-      const timer = setTimeout(() => {
-        finish();
-        reject(new Error(`the sidecar server gave no ${what} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const finish = () => {
-        clearTimeout(timer);
-        this.#waiters.delete(check);
-      };
-      this.#waiters.add(check);
-      check();
+    return waitForMatch(this.messages, (wake) => this.#subscribe(wake), predicate, {
+      fromIndex,
+      timeoutMs,
+      description: `the sidecar server's ${what}`,
     });
+  }
+
+  #subscribe(wake: () => void): () => void {
+    this.#waiters.add(wake);
+    return () => this.#waiters.delete(wake);
   }
 
   /** Answers seen per id, and answers/errors seen without one. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitForMatch } from '@outrigger/claude-sdk-sidecar/testing';
 import type { HostClient, SseFrame } from '@outrigger/host-api';
 import { startMockAnthropic } from '@outrigger/mock-anthropic';
 import { createClaudeTestHome } from '@outrigger/mock-anthropic/testing';
@@ -111,27 +112,15 @@ class StreamClient {
 
   /** The first frame from `from` on that matches. */
   waitFor(predicate: (frame: SseFrame) => boolean, what: string, from: number, timeoutMs = 60_000): Promise<SseFrame> {
-    let next = from;
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        for (; next < this.frames.length; next += 1) {
-          const frame = this.frames[next] as SseFrame;
-          if (!predicate(frame)) continue;
-          finish();
-          resolve(frame);
-          return;
-        }
-      };
-      const timer = setTimeout(() => {
-        finish();
-        reject(new Error(`no ${what} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const finish = () => {
-        clearTimeout(timer);
-        this.#waiters.delete(check);
-      };
-      this.#waiters.add(check);
-      check();
+    const subscribe = (wake: () => void) => {
+      this.#waiters.add(wake);
+      return () => this.#waiters.delete(wake);
+    };
+    return waitForMatch(this.frames, subscribe, predicate, {
+      fromIndex: from,
+      timeoutMs,
+      description: what,
+      label: (frame) => frame.event,
     });
   }
 
