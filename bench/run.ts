@@ -6,11 +6,15 @@ import { buildSidecar } from '@outrigger/claude-sdk-sidecar/build';
 import { openBenchModel } from './benchModel.ts';
 import { measureCancelLatency } from './cancelLatency.ts';
 import { measureColdStarts } from './coldStart.ts';
+import { measureConcurrentSessions } from './concurrentSessions.ts';
 import { measureDurableEventThroughput } from './durableEventThroughput.ts';
 import type { Figure } from './figure.ts';
+import { measureFirstToken } from './firstToken.ts';
+import { measureHostCancelLatency } from './hostCancelLatency.ts';
 import { measureHostMemory } from './hostMemory.ts';
 import { measureProjectionThroughput } from './projectionThroughput.ts';
 import { measureSidecarStartup } from './sidecarStartup.ts';
+import { measureSoakMemory } from './soakMemory.ts';
 import { measureSseFanout } from './sseFanout.ts';
 import { measureTurnOverhead } from './turnOverhead.ts';
 import { measureWebLongSession } from './webLongSession.ts';
@@ -23,6 +27,12 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '30' },
     cancels: { type: 'string', default: '10' },
     starts: { type: 'string', default: '5' },
+    'first-token-rounds': { type: 'string', default: '12' },
+    'host-cancels': { type: 'string', default: '10' },
+    'concurrent-rounds': { type: 'string', default: '3' },
+    'concurrent-turns': { type: 'string', default: '4' },
+    'soak-seconds': { type: 'string', default: '60' },
+    'soak-seed': { type: 'string', default: '1' },
     only: { type: 'string', multiple: true },
   },
 });
@@ -36,6 +46,10 @@ const GROUPS = [
   'startup',
   'turn_overhead',
   'cancel',
+  'first_token',
+  'host_cancel',
+  'concurrent',
+  'soak_memory',
 ] as const;
 const only = new Set(values.only ?? GROUPS);
 for (const group of only) {
@@ -47,6 +61,12 @@ const turns = positiveInteger(values.turns, 'turns');
 const rounds = positiveInteger(values.rounds, 'rounds');
 const cancels = positiveInteger(values.cancels, 'cancels');
 const starts = positiveInteger(values.starts, 'starts');
+const firstTokenRounds = positiveInteger(values['first-token-rounds'], 'first-token-rounds');
+const hostCancels = positiveInteger(values['host-cancels'], 'host-cancels');
+const concurrentRounds = positiveInteger(values['concurrent-rounds'], 'concurrent-rounds');
+const concurrentTurns = positiveInteger(values['concurrent-turns'], 'concurrent-turns');
+const soakSeconds = positiveInteger(values['soak-seconds'], 'soak-seconds');
+const soakSeed = positiveInteger(values['soak-seed'], 'soak-seed');
 
 const startedAt = new Date();
 const figures: Figure[] = [];
@@ -96,15 +116,48 @@ try {
     progress(`cancel latency over ${cancels} cancels`);
     figures.push(await measureCancelLatency(model, cancels));
   }
+  if (runs('first_token')) {
+    progress(
+      `time to first token and turn time, raw query() vs sidecar vs host → SSE, ${firstTokenRounds} rotating rounds`,
+    );
+    figures.push(...(await measureFirstToken(model, firstTokenRounds)));
+  }
+  if (runs('host_cancel')) {
+    progress(`cancel latency through the host over ${hostCancels} cancels`);
+    figures.push(await measureHostCancelLatency(model, hostCancels));
+  }
+  if (runs('concurrent')) {
+    progress(
+      `4 concurrent real sessions vs 1 through the host, ${concurrentRounds} rounds of ${concurrentTurns} turns`,
+    );
+    figures.push(await measureConcurrentSessions(model, { rounds: concurrentRounds, turnsPerRound: concurrentTurns }));
+  }
 } finally {
   unmatchedRequests = await model.close();
+}
+
+if (runs('soak_memory')) {
+  progress(`memory over a ${soakSeconds} s soak (3 real + 6 test-driver sessions, seed ${soakSeed})`);
+  figures.push(await measureSoakMemory(soakSeconds, soakSeed));
 }
 
 const report = {
   startedAt: startedAt.toISOString(),
   durationSeconds: Math.round((Date.now() - startedAt.getTime()) / 100) / 10,
   machine: { node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown' },
-  parameters: { turns, rounds, cancels, starts, only: [...only] },
+  parameters: {
+    turns,
+    rounds,
+    cancels,
+    starts,
+    firstTokenRounds,
+    hostCancels,
+    concurrentRounds,
+    concurrentTurns,
+    soakSeconds,
+    soakSeed,
+    only: [...only],
+  },
   build: { durationMs: Math.round(build.durationMs), bytes: build.bytes, modules: build.inputs },
   unmatchedRequests,
   figures,

@@ -7,6 +7,7 @@ import { SessionManager } from './sessions/sessionManager.ts';
 import { hostMarkFor, reapPreviousRun } from './sidecar/processMarks.ts';
 import { spawnSidecarConnection } from './sidecar/sidecarConnection.ts';
 import { SidecarSupervisor } from './sidecar/sidecarSupervisor.ts';
+import type { HostStore } from './store/hostStore.ts';
 import { SqliteHostStore } from './store/sqlite/sqliteHostStore.ts';
 
 /**
@@ -16,8 +17,21 @@ import { SqliteHostStore } from './store/sqlite/sqliteHostStore.ts';
  * recovers what a previous run left running before the host takes requests. Closing the manager closes all
  * of it: sessions, the sidecar and its children, the streams, the store.
  */
-export const createHostService: ServiceFactory = async (context) => {
-  const store = SqliteHostStore.open({ path: context.databasePath });
+export const createHostService: ServiceFactory = (context) => hostServiceFactory()(context);
+
+export interface HostServiceFactoryOptions {
+  /** Wraps the SQLite store the core uses (the fault tests of issue 11 put a `FaultInjectingStore` around it). */
+  readonly wrapStore?: (store: HostStore) => HostStore;
+}
+
+/** The real core's factory, with the store wrapped when the options say so. */
+export function hostServiceFactory(options: HostServiceFactoryOptions = {}): ServiceFactory {
+  return (context) => createCore(context, options);
+}
+
+async function createCore(context: Parameters<ServiceFactory>[0], options: HostServiceFactoryOptions) {
+  const sqlite = SqliteHostStore.open({ path: context.databasePath });
+  const store = options.wrapStore?.(sqlite) ?? sqlite;
   try {
     const hub = new EventHub(store);
     const publisher = new CommitPublisher(store, hub);
@@ -53,4 +67,4 @@ export const createHostService: ServiceFactory = async (context) => {
     await store.close().catch(() => undefined);
     throw error;
   }
-};
+}

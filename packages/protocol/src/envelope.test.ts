@@ -22,6 +22,11 @@ test('sidecar lines need version 10 and a type', () => {
     kind: 'invalid',
     error: 'unsupported sidecar protocol version 11',
   });
+  // String() of this object throws; the version is described, not converted.
+  assert.deepEqual(parseSidecarLine('{"version":{"toString":0},"type":"ok"}'), {
+    kind: 'invalid',
+    error: 'unsupported sidecar protocol version (an object)',
+  });
   assert.deepEqual(parseSidecarLine('{"version":10,"type":""}'), {
     kind: 'invalid',
     error: 'sidecar event type is required',

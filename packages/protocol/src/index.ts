@@ -51,6 +51,7 @@ export {
 export * from './events/tools.ts';
 export * from './events/turn.ts';
 export * from './events/usage.ts';
+export { MAX_REQUEST_NESTING, nestsDeeperThan } from './jsonNesting.ts';
 export { isPlainObject } from './plainObject.ts';
 export {
   isPositiveSafeInteger,

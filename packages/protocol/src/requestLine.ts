@@ -1,3 +1,5 @@
+import { echoedValue } from './echoedValue.ts';
+import { MAX_REQUEST_NESTING, nestsDeeperThan } from './jsonNesting.ts';
 import { isPlainObject } from './plainObject.ts';
 import { isRequestType, type RequestType } from './requestTypes.ts';
 import { PROTOCOL_VERSION, type ProtocolVersion, unsupportedVersionError } from './version.ts';
@@ -21,6 +23,9 @@ export type ParsedRequestLine =
  */
 export function parseRequestLine(line: string): ParsedRequestLine {
   if (line.trim() === '') return { kind: 'blank' };
+  if (nestsDeeperThan(line, MAX_REQUEST_NESTING)) {
+    return { kind: 'invalid', error: `sidecar request nests deeper than ${MAX_REQUEST_NESTING} levels` };
+  }
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -40,7 +45,7 @@ export function parseRequestValue(
   const { version, type, id, payload } = value;
   if (version !== PROTOCOL_VERSION) return { ok: false, error: unsupportedVersionError(version) };
   if (!isRequestType(type)) {
-    return { ok: false, error: `unsupported request type ${typeof type === 'string' ? type : ''}` };
+    return { ok: false, error: `unsupported request type ${typeof type === 'string' ? echoedValue(type) : ''}` };
   }
   if (id !== undefined && (typeof id !== 'string' || id.trim() === '')) {
     return { ok: false, error: 'sidecar request id must be a non-empty string' };

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { canaries, canariesIn } from '../testing/canaries.ts';
 import { AuthRefreshDebug } from './authRefreshDebug.ts';
 import { CancelDiagnostics } from './cancelDiagnostics.ts';
 import { ProviderTurnDiagnostics } from './providerTurnDiagnostics.ts';
 
-// ARCHITECTURE decision 7: prompts, tool input and credentials never reach stderr. Each canary stands for one.
-const promptCanary = 'CANARY_PROMPT_7f3a please refactor the billing module';
-const toolInputCanary = 'CANARY_TOOL_INPUT_91bc rm -rf ./secrets';
-const credentialCanary = 'sk-ant-api03-CANARY_CREDENTIAL_55de';
-const canaries = [promptCanary, toolInputCanary, credentialCanary, 'CANARY'];
+// ARCHITECTURE decision 7: prompts, tool input and credentials never reach stderr (the records here; the
+// whole process under faults in test/control/noSecretsOverProcess.test.ts).
+const { prompt: promptCanary, toolInput: toolInputCanary, credential: credentialCanary } = canaries;
 
 /** An error as the SDK or Claude Code might raise it: its text quotes whatever it was working on. */
 function leakyError(): Error {
@@ -91,7 +90,7 @@ describe('diagnostics never carry prompts, tool input or credentials', () => {
     assert.equal(lines.length, 10, 'every record was written to stderr');
     for (const line of lines)
       assert.match(line, /^CLAUDE_CODE_(CANCEL_DIAGNOSTIC|PROVIDER_TURN_DIAGNOSTIC|AUTH_REFRESH_DEBUG) \{.*\}$/);
-    for (const canary of canaries) assert.equal(output.includes(canary), false, `stderr leaked ${canary}`);
+    assert.deepEqual(canariesIn(output), [], 'stderr leaked a canary');
     // The fingerprint still lets an operator tell errors apart and see their status.
     assert.match(output, /"status":401/);
     assert.match(output, /"messageFingerprint":"[0-9a-f]{12}"/);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import {
   assistantMessage,
   fakeSessionSdk,
@@ -140,5 +141,81 @@ describe('resolveTurnByCorrelationId', () => {
       { reason: 'absent' },
     );
     assert.deepEqual(sdk.calls[0]?.options, { includeSystemMessages: true });
+  });
+});
+
+describe('the legacy HMAC proof is compared in constant time', () => {
+  // `node:crypto` as its CommonJS object: replacing timingSafeEqual there and syncing the builtin ESM exports
+  // makes the module under test, which imports the named export, call the replacement.
+  const crypto = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+  const realTimingSafeEqual = crypto.timingSafeEqual;
+  const single = [userMessage('u1', 'the one root'), assistantMessage('a1')];
+  const calls: [Buffer, Buffer][] = [];
+  let verdict: ((a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => boolean) | undefined;
+
+  beforeEach(() => {
+    calls.length = 0;
+    verdict = undefined;
+    crypto.timingSafeEqual = (a, b) => {
+      calls.push([
+        Buffer.from(a.buffer, a.byteOffset, a.byteLength),
+        Buffer.from(b.buffer, b.byteOffset, b.byteLength),
+      ]);
+      return verdict ? verdict(a, b) : realTimingSafeEqual(a, b);
+    };
+    syncBuiltinESMExports();
+  });
+
+  afterEach(() => {
+    crypto.timingSafeEqual = realTimingSafeEqual;
+    syncBuiltinESMExports();
+  });
+
+  test('the right digest matches through timingSafeEqual, with both sides 32 bytes', () => {
+    const proof = hmacProof('the one root');
+    assert.equal(resolveTurnBinding(single, proof).providerTurnId, 'u1');
+    assert.equal(calls.length, 1);
+    const [actual, claimed] = calls[0]!;
+    assert.equal(actual.length, 32);
+    assert.deepEqual(claimed, Buffer.from(proof.legacyTextHmacDigest, 'base64url'));
+  });
+
+  test('a wrong digest of the same length is refused by timingSafeEqual, wherever it differs', () => {
+    const proof = hmacProof('the one root');
+    const digest = Buffer.from(proof.legacyTextHmacDigest, 'base64url');
+    for (const index of [0, 15, 31]) {
+      const wrong = Buffer.from(digest);
+      wrong[index] = (wrong[index] ?? 0) ^ 0x01;
+      calls.length = 0;
+      assert.throws(() => resolveTurnBinding(single, { ...proof, legacyTextHmacDigest: wrong.toString('base64url') }), {
+        reason: 'absent',
+      });
+      assert.equal(calls.length, 1, `byte ${index}: the comparison went through timingSafeEqual`);
+      assert.deepEqual(calls[0]![1], wrong);
+    }
+  });
+
+  test('the verdict is timingSafeEqual’s own: no other comparison decides', () => {
+    const proof = hmacProof('the one root');
+    verdict = () => false;
+    assert.throws(() => resolveTurnBinding(single, proof), { reason: 'absent' });
+    const wrong = Buffer.from(proof.legacyTextHmacDigest, 'base64url');
+    wrong[0] = (wrong[0] ?? 0) ^ 0xff;
+    verdict = () => true;
+    assert.equal(
+      resolveTurnBinding(single, { ...proof, legacyTextHmacDigest: wrong.toString('base64url') }).providerTurnId,
+      'u1',
+    );
+  });
+
+  test('digests of another length are refused without throwing (timingSafeEqual would throw on them)', () => {
+    const proof = hmacProof('the one root');
+    const digest = Buffer.from(proof.legacyTextHmacDigest, 'base64url');
+    for (const other of [digest.subarray(0, 31), digest.subarray(0, 1), Buffer.concat([digest, Buffer.from([0])])]) {
+      assert.throws(() => resolveTurnBinding(single, { ...proof, legacyTextHmacDigest: other.toString('base64url') }), {
+        reason: 'absent',
+      });
+    }
+    assert.deepEqual(calls, [], 'a length mismatch is decided before any byte is compared');
   });
 });

@@ -1,4 +1,8 @@
 import { TurnIdentityError } from './providerTurnIdentity.ts';
+import type { TurnTerminal } from './turnLifecycle.ts';
+
+/** The `code` of a turn whose Claude Code child ended under it: a host reaps what that child left running. */
+export const CLAUDE_CODE_EXITED = 'claude_code_exited';
 
 /**
  * The turn error for a Query that ended on its own. SDK process errors embed the child's stderr tail, so
@@ -14,4 +18,12 @@ export function describeQueryEnd(failure: unknown): string {
   if (signal !== undefined) return `Claude Code process exited unexpectedly (signal ${signal})`;
   const firstLine = message.split('\n', 1)[0]?.slice(0, 200) ?? '';
   return firstLine ? `Claude SDK query failed: ${firstLine}` : 'Claude SDK query failed';
+}
+
+/** The terminal of the turn that was running when its Query ended on its own: coded when the child exited. */
+export function queryEndTerminal(failure: unknown): TurnTerminal {
+  const error = describeQueryEnd(failure);
+  return error.startsWith('Claude Code process exited')
+    ? { type: 'turn_failed', error, code: CLAUDE_CODE_EXITED }
+    : { type: 'turn_failed', error };
 }

@@ -24,6 +24,7 @@ import { buildQueryEnv } from '../config/settingsEnv.ts';
 import type { ResolvedStartOptions } from '../config/startOptions.ts';
 import { BackgroundTaskLifecycle } from '../continuation/backgroundTaskLifecycle.ts';
 import { AuthRefreshDebug, type AuthRefreshRecord, type AuthRefreshStage } from '../diagnostics/authRefreshDebug.ts';
+import { credentialValues, redactingEmit } from '../diagnostics/credentialRedaction.ts';
 import { SidecarError } from '../diagnostics/diagnosticLine.ts';
 import { ProviderTurnDiagnostics, type ProviderTurnSnapshot } from '../diagnostics/providerTurnDiagnostics.ts';
 import { createCanUseTool } from '../interaction/canUseTool.ts';
@@ -43,7 +44,7 @@ import { buildPromptContent } from './promptContent.ts';
 import { PromptQueue } from './promptQueue.ts';
 import type { TurnIdentityResolver } from './providerTurnIdentity.ts';
 import { ProviderTurnIdentityBarrier } from './providerTurnIdentity.ts';
-import { describeQueryEnd } from './queryFailure.ts';
+import { describeQueryEnd, queryEndTerminal } from './queryFailure.ts';
 import { type InterruptOutcome, QueryGeneration } from './queryGeneration.ts';
 import { isTerminalConnectionError, terminalForResult } from './resultSettlement.ts';
 import { ResultWatchdog } from './resultWatchdog.ts';
@@ -122,6 +123,8 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
   #quarantineNextGeneration = false;
   /** Whether Claude Code has a transcript for the session, so a new Query must `resume` it. */
   #resumable: boolean;
+  /** Credential values of the session's environment, cut out of the error texts it publishes. */
+  #credentials: string[];
   #lastAssistantUuid: string | undefined;
   #startOptions: ResolvedStartOptions | undefined;
   #guidanceInterruptPending = false;
@@ -137,12 +140,13 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     const timers = { ...DEFAULT_RUNTIME_TIMERS, ...options.timers };
     this.#timers = timers;
     this.agentSessionId = payload.agentSessionId;
-    this.emit = options.emit;
+    this.#processEnv = options.processEnv ?? process.env;
+    this.#credentials = credentialValues({ ...this.#processEnv, ...payload.env });
+    this.emit = redactingEmit(options.emit, () => this.#credentials);
     this.#queryFactory = options.queryFactory ?? sdkQueryFactory;
     this.#resolveStartOptions = options.resolveStartOptions ?? resolveStartOptionsFromConfig;
     this.#providerTurnDiagnostics = options.providerTurnDiagnostics ?? new ProviderTurnDiagnostics();
     this.#payload = payload;
-    this.#processEnv = options.processEnv ?? process.env;
     this.#authRefreshDebug = options.authRefreshDebug ?? AuthRefreshDebug.fromEnv(this.#processEnv);
     this.#cwd = payload.cwd || process.cwd();
     const restored = readResumeCursor(payload.resumeCursor);
@@ -505,6 +509,8 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     const startOptions = this.#startOptions;
     if (!startOptions) throw new Error('Claude SDK session is not started');
     const env = buildQueryEnv({ processEnv: this.#processEnv, cwd: this.#cwd, payloadEnv: this.#payload.env ?? {} });
+    // The settings files may add credentials; errors of this generation on are redacted of them too.
+    this.#credentials = credentialValues(env);
     this.#debugAuth('query_created', { generationId: id, env });
     const prompts = new PromptQueue();
     let generation: QueryGeneration | undefined;
@@ -613,7 +619,7 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
       if (failure === undefined) this.#providerTurnDiagnostics.queryEndedBeforeIdentity(this.#turnSnapshot(turn));
       else this.#providerTurnDiagnostics.queryConsumptionFailedBeforeIdentity(this.#turnSnapshot(turn), failure);
     }
-    this.#detach(generation, { active: describeQueryEnd(failure), queued: SESSION_ENDED });
+    this.#detach(generation, { active: queryEndTerminal(failure), queued: SESSION_ENDED });
   }
 
   #onResultTimeout(timeoutMs: number): void {

@@ -9,6 +9,7 @@ import {
   type RequestPayload,
   type RequestType,
 } from '@outrigger/protocol';
+import { redactCredentials } from '../diagnostics/credentialRedaction.ts';
 import { KeyedSerialQueue } from './keyedSerialQueue.ts';
 import {
   isStatelessRequest,
@@ -186,9 +187,10 @@ export function startSidecarServer(options: SidecarServerOptions): SidecarServer
   return { done };
 }
 
+/** An answer's error text; a handler's error may quote a key it was given, which never goes out. */
 function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return typeof error === 'string' ? error : 'sidecar request failed';
+  if (error instanceof Error) return redactCredentials(error.message);
+  return typeof error === 'string' ? redactCredentials(error) : 'sidecar request failed';
 }
 
 /** Fork and cancel errors say where they failed and whether the mutation may have happened. */

@@ -1,3 +1,5 @@
+export { TEST_DRIVER_ENV } from '../testDriver/testDriverSession.ts';
+export { CANARY_MARKER, canaries, canariesIn } from './canaries.ts';
 export { ensureSidecarBuilt } from './ensureSidecarBuilt.ts';
 export { FakeClaudeQuery, fakeQueryFactory } from './fakeClaudeQuery.ts';
 export {

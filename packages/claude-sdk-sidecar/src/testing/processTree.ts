@@ -100,10 +100,15 @@ export function isAlive(pid: number): boolean {
 }
 
 /** Polls `check` every 50 ms until it returns a value other than undefined; fails with `description` after `timeoutMs`. */
-export async function pollUntil<T>(check: () => T | undefined, description: string, timeoutMs: number): Promise<T> {
+export async function pollUntil<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  description: string,
+  timeoutMs: number,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = check();
+    // Awaited: an async check returning its promise must not count as found.
+    const value = await check();
     if (value !== undefined) return value;
     if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs}ms waiting until ${description}`);
     await new Promise((resolve) => setTimeout(resolve, 50));

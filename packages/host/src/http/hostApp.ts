@@ -106,6 +106,8 @@ export function createHostApp(options: HostAppOptions): Hono<Env> {
   app.all('/api', () => errorResponse('not_found', 'no such route'));
 
   mountStaticUi(app, options.webDist);
+  // Outside /api too (a POST to a page path, a missing asset): the one error shape, never Hono's text 404.
+  app.notFound(() => errorResponse('not_found', 'no such route'));
 
   async function json(c: Context<Env>, name: JsonRouteName): Promise<Response> {
     const route = hostRoutes[name];

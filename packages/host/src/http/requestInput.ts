@@ -1,5 +1,12 @@
+import { nestsDeeperThan } from '@outrigger/protocol';
 import type { z } from 'zod';
 import { HostError } from '../hostError.ts';
+
+/**
+ * How deep a JSON body may nest. JSON.parse takes any depth, but whatever walks the value later (a schema's
+ * JSON.stringify, the store's) overflows the stack thousands of levels down: such a body is refused first.
+ */
+export const MAX_BODY_NESTING = 64;
 
 /**
  * Reads a JSON body of at most `maxBytes` bytes and validates it. The size is enforced before anything is
@@ -21,9 +28,15 @@ export async function readJsonBody<S extends z.ZodType>(
     if (type !== 'application/json') {
       throw new HostError('unsupported_media_type', 'the body must be application/json');
     }
+    let text: string;
     try {
-      value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-    } catch {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      if (nestsDeeperThan(text, MAX_BODY_NESTING)) {
+        throw new HostError('bad_request', `the body nests deeper than ${MAX_BODY_NESTING} levels`);
+      }
+      value = JSON.parse(text);
+    } catch (error) {
+      if (error instanceof HostError) throw error;
       // The parser's message quotes the input; it is neither shown nor logged.
       throw new HostError('bad_request', 'the body is not valid JSON');
     }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { test } from 'node:test';
 import { hostErrorBodySchema } from '@outrigger/host-api';
 import { ownHostHeaders, tokenCookieName, tokenMatches } from './security.ts';
@@ -112,4 +113,44 @@ test('tokens compare by digest, whatever the candidate', () => {
   assert.equal(tokenMatches(`${TEST_TOKEN}x`, TEST_TOKEN), false);
   assert.equal(tokenMatches('', TEST_TOKEN), false);
   assert.equal(tokenMatches(undefined, TEST_TOKEN), false);
+});
+
+test('every token check, bearer or cookie, is decided by timingSafeEqual over equal-length digests', async () => {
+  // node:crypto as its CommonJS object: replacing timingSafeEqual there and syncing the builtin's ESM exports makes
+  // the module under test, which imports it by name, call the replacement.
+  const crypto = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+  const real = crypto.timingSafeEqual;
+  const calls: [number, number][] = [];
+  let verdict: boolean | undefined;
+  crypto.timingSafeEqual = (a, b) => {
+    calls.push([a.byteLength, b.byteLength]);
+    return verdict ?? real(a, b);
+  };
+  syncBuiltinESMExports();
+  try {
+    const { call } = appForTest();
+    const sameLength = `${TEST_TOKEN.slice(0, -1)}${TEST_TOKEN.endsWith('x') ? 'y' : 'x'}`;
+    const cases: [Record<string, string>, number][] = [
+      [{ authorization: `Bearer ${TEST_TOKEN}` }, 200],
+      [{ authorization: `Bearer ${sameLength}` }, 401],
+      [{ authorization: `Bearer ${TEST_TOKEN.slice(0, 5)}` }, 401],
+      [{ authorization: `Bearer ${TEST_TOKEN}${TEST_TOKEN}` }, 401],
+      [{ authorization: '', cookie: `${tokenCookieName(TEST_PORT)}=${sameLength}` }, 401],
+      [{ authorization: '', cookie: `${tokenCookieName(TEST_PORT)}=${TEST_TOKEN}` }, 200],
+    ];
+    for (const [headers, status] of cases) {
+      calls.length = 0;
+      assert.equal((await call('/api/info', { headers })).status, status, JSON.stringify(headers));
+      assert.ok(calls.length >= 1, `${JSON.stringify(headers)}: the token was checked by timingSafeEqual`);
+      for (const [a, b] of calls) assert.deepEqual([a, b], [32, 32], 'sha-256 digests on both sides');
+    }
+    // The verdict is timingSafeEqual's own: nothing else compares the token.
+    verdict = false;
+    assert.equal((await call('/api/info')).status, 401);
+    verdict = true;
+    assert.equal((await call('/api/info', { headers: { authorization: `Bearer ${sameLength}` } })).status, 200);
+  } finally {
+    crypto.timingSafeEqual = real;
+    syncBuiltinESMExports();
+  }
 });

@@ -12,6 +12,7 @@ import {
 import { markedProcesses, SESSION_MARK_VARIABLE } from '../sidecar/processMarks.ts';
 import { recordingLogger } from '../sidecar/runtimeLogger.ts';
 import { SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
+import { StoreError } from '../store/storeError.ts';
 import { testSession } from '../store/testRecords.ts';
 import { HostSession } from './hostSession.ts';
 import { FakeLedger } from './testing/fakeLedger.ts';
@@ -23,7 +24,7 @@ const png = Buffer.from([1, 2, 3, 4, 5, 6]).toString('base64');
 
 function harness(
   handler: FakeHandler = defaultHandler,
-  options: { submitTimeoutMs?: number; toolTimeoutMs?: number } = {},
+  options: { submitTimeoutMs?: number; toolTimeoutMs?: number; ledger?: FakeLedger } = {},
 ) {
   const logger = recordingLogger();
   const sidecars: FakeSidecar[] = [];
@@ -36,7 +37,7 @@ function harness(
       return fake;
     },
   });
-  const ledger = new FakeLedger(testSession('s1'));
+  const ledger = options.ledger ?? new FakeLedger(testSession('s1'));
   let next = 0;
   const session = new HostSession(ledger, {
     sidecar: supervisor,
@@ -495,6 +496,72 @@ describe('HostSession and the sidecar dying', () => {
       h.emit('turn_completed', { turnId, providerTurnId: 'p1', stopReason: 'end_turn' });
       await until(() => h.ledger.turn(turnId)?.status === 'completed', 'the terminal applies');
       assert.ok(h.logger.records.some((record) => record.fields.event === 'session.task_failed'));
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('a write the store refuses (a sidecar event, a queued start) is tried again until it takes it; later work waits, in order', async () => {
+    /** Refuses the next `refusals` sidecar events as a store that is down does, then takes them. */
+    class RefusingLedger extends FakeLedger {
+      refusals = 0;
+      startRefusals = 0;
+      override async applySidecarEvent(event: Parameters<FakeLedger['applySidecarEvent']>[0]) {
+        if (this.refusals > 0) {
+          this.refusals -= 1;
+          throw new StoreError('injected: the disk is full');
+        }
+        return super.applySidecarEvent(event);
+      }
+      override async startQueuedTurn(turnId: string) {
+        if (this.startRefusals > 0) {
+          this.startRefusals -= 1;
+          throw new StoreError('injected: the disk is full');
+        }
+        return super.startQueuedTurn(turnId);
+      }
+    }
+    const ledger = new RefusingLedger(testSession('s1'));
+    const h = harness(defaultHandler, { ledger });
+    try {
+      const { turnId } = await h.session.postTurn({ prompt: 'x' });
+      ledger.refusals = 3;
+      h.emit('provider_turn_identity_resolved', { turnId, providerTurnId: 'p1' });
+      h.emit('turn_completed', { turnId, providerTurnId: 'p1', stopReason: 'end_turn' });
+      await until(() => h.ledger.turn(turnId)?.status === 'completed', 'the terminal applies after the refusals');
+      assert.equal(h.ledger.turn(turnId)?.providerTurnId, 'p1', 'the refused identity was applied, before the end');
+      const retries = h.logger.records.filter((record) => record.fields.event === 'session.store_retry');
+      assert.equal(retries.length, 1, 'one warning for the outage, not one per attempt');
+      assert.equal(
+        h.logger.records.some((record) => record.fields.event === 'session.task_failed'),
+        false,
+        'nothing was dropped',
+      );
+
+      // A queued prompt whose start the store refuses starts once it takes writes: the queue does not stall.
+      const running = await h.session.postTurn({ prompt: 'runs' });
+      const queued = await h.session.postTurn({ prompt: 'waits' });
+      assert.equal(queued.queued, true);
+      ledger.startRefusals = 2;
+      await completeTurn(h, running.turnId);
+      await until(
+        () => h.requestsOf('exec').some((request) => request.payload.turnId === queued.turnId),
+        'the queued exec',
+      );
+      assert.equal(h.ledger.turn(queued.turnId)?.status, 'running');
+      await completeTurn(h, queued.turnId);
+
+      // A host shutting down stops trying: what stays unstored is the next start's to recover.
+      const second = await h.session.postTurn({ prompt: 'y' });
+      ledger.refusals = Number.POSITIVE_INFINITY;
+      h.emit('provider_turn_identity_resolved', { turnId: second.turnId, providerTurnId: 'p2' });
+      await until(
+        () => h.logger.records.filter((record) => record.fields.event === 'session.store_retry').length === 2,
+        'the second outage',
+      );
+      h.session.stop();
+      await h.settle();
+      assert.equal(h.ledger.turn(second.turnId)?.providerTurnId, null);
     } finally {
       await h.close();
     }

@@ -19,15 +19,22 @@ import {
   SidecarRequestError,
 } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
-import { killSurvivors, type MarkedProcess, markedProcesses, SESSION_MARK_VARIABLE } from '../sidecar/processMarks.ts';
+import {
+  killSurvivors,
+  type MarkedProcess,
+  markedProcesses,
+  SESSION_MARK_VARIABLE,
+  survivors,
+} from '../sidecar/processMarks.ts';
 import type { RuntimeLogger } from '../sidecar/runtimeLogger.ts';
 import { isSidecarGone, type SidecarExitReport, SidecarUnavailableError } from '../sidecar/sidecarSupervisor.ts';
 import type { HostStoreReader } from '../store/hostStore.ts';
 import type { SessionRecord, TurnRecord } from '../store/records.ts';
+import { StoreError } from '../store/storeError.ts';
 import { type CancelBudgets, cancelRequestTimeoutMs } from './cancelBudgets.ts';
 import { decideAnswer } from './interactionAnswer.ts';
 import { SerialQueue } from './serialQueue.ts';
-import type { SessionLedger } from './sessionLedger.ts';
+import type { AppliedSidecarEvent, SessionLedger } from './sessionLedger.ts';
 import { ToolTimeouts } from './toolTimeouts.ts';
 import { draftTurn, promptBlocks } from './turnInput.ts';
 
@@ -61,6 +68,11 @@ const START_TIMEOUT_MS = 120_000;
 const SUBMIT_TIMEOUT_MS = 15_000;
 const HOST_CANCEL_BUDGETS: CancelBudgets = { interruptTimeoutMs: 10_000, drainTimeoutMs: 8_000 };
 const terminalStatuses: ReadonlySet<string> = new Set(['completed', 'failed', 'canceled', 'interrupted']);
+/** How long what a retired Claude Code ran gets to end by itself before it is killed. */
+const REAP_GRACE_MS = 1_000;
+/** A sidecar event the store refused is tried again after this, doubling up to the maximum. */
+const STORE_RETRY_FIRST_MS = 50;
+const STORE_RETRY_MAX_MS = 1_000;
 
 /**
  * One session at run time: its commands and its sidecar events go through one serial queue, so they
@@ -77,6 +89,8 @@ export class HostSession {
   readonly #toolTimeouts: ToolTimeouts | undefined;
   /** The sidecar generation this session was last `start`ed on. */
   #startedOn: number | undefined;
+  /** The host is shutting down: a sidecar event the store refuses is no longer tried again. */
+  #stopped = false;
 
   constructor(ledger: SessionLedger, deps: HostSessionDeps, startedOn?: number) {
     this.id = ledger.sessionId;
@@ -123,12 +137,12 @@ export class HostSession {
       const turnId = this.#deps.newId();
       const draft = draftTurn(body, { sessionId: this.id, turnId, now: this.#deps.now(), newId: this.#deps.newId });
       if (running !== undefined || this.#ledger.queuedTurns().length > 0) {
-        await this.#ledger.acceptTurn(turnId, draft, true);
+        await this.#acceptTurn(turnId, draft, true);
         return { turnId, queued: true, steered: false, replayed: false };
       }
       // Nothing is stored until the sidecar has the session: a sidecar that cannot start is a 503, not a lost turn.
       const generation = await this.#ensureStarted();
-      await this.#ledger.acceptTurn(turnId, draft, false);
+      await this.#acceptTurn(turnId, draft, false);
       await this.#exec(generation, turnId);
       await this.#dispatchNext();
       return { turnId, queued: false, steered: false, replayed: false };
@@ -322,7 +336,7 @@ export class HostSession {
     this.queue
       .run(async () => {
         this.#toolTimeouts?.observe(event);
-        const applied = await this.#ledger.applySidecarEvent(event);
+        const applied = await this.#applyDurably(event);
         const turnId = (event.payload as { turnId?: unknown }).turnId;
         if (applied.identityViolationTurnId !== undefined) {
           this.#deps.logger.warn(
@@ -346,6 +360,11 @@ export class HostSession {
             },
             'a sidecar event named something the session does not have',
           );
+        }
+        // Claude Code died under the turn: what it ran in process groups of its own (a tool) outlives it; the
+        // session has no Claude Code now (the next exec starts one), so everything with its mark is left over.
+        if (event.type === 'turn_failed' && (event.payload as { code?: unknown }).code === 'claude_code_exited') {
+          await this.#reapOrphans();
         }
         if (applied.endedTurnIds.length > 0) await this.#dispatchNext();
       })
@@ -386,10 +405,56 @@ export class HostSession {
 
   /** Forgets the sidecar the session ran on (the host is shutting down). */
   stop(): void {
+    this.#stopped = true;
     this.#toolTimeouts?.clear();
   }
 
   // ─── internals (always on the queue) ─────────────────────────────────────────────────────────
+
+  /**
+   * Stores a new turn. A commit the store kept without confirming it (the ledger reloads what the store has)
+   * is an accepted turn: it must run like any other, or it would stay running (or queued) for ever.
+   */
+  async #acceptTurn(turnId: string, draft: ReturnType<typeof draftTurn>, queued: boolean): Promise<void> {
+    try {
+      await this.#ledger.acceptTurn(turnId, draft, queued);
+    } catch (error) {
+      if (this.#ledger.turn(turnId) === undefined) throw error;
+      this.#deps.logger.warn(
+        { event: 'session.commit_unconfirmed', sessionId: this.id, turnId, errorName: errorName(error) },
+        'the store kept the turn without confirming it; it goes on',
+      );
+    }
+  }
+
+  /**
+   * Applies a sidecar event; while the store refuses writes it is tried again, and the events after it wait
+   * (they apply in order), until the store takes writes or the host stops. Dropping it instead would lose
+   * what Claude did, and a dropped terminal would leave its turn running for ever.
+   */
+  #applyDurably(event: SidecarEvent): Promise<AppliedSidecarEvent> {
+    return this.#whileStoreRefuses(event.type, () => this.#ledger.applySidecarEvent(event));
+  }
+
+  /** Runs `write` until the store takes it (a `StoreError` is tried again with backoff) or the host stops. */
+  async #whileStoreRefuses<T>(type: string, write: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await write();
+      } catch (error) {
+        if (!(error instanceof StoreError) || this.#stopped) throw error;
+        if (attempt === 0) {
+          this.#deps.logger.warn(
+            { event: 'session.store_retry', sessionId: this.id, type, errorName: errorName(error) },
+            'the store refused a write; trying again until it takes writes',
+          );
+        }
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.min(STORE_RETRY_MAX_MS, STORE_RETRY_FIRST_MS * 2 ** attempt)),
+        );
+      }
+    }
+  }
 
   async #steer(running: TurnRecord, body: PostTurnBody): Promise<PostTurnResponse> {
     const generation = this.#startedOn;
@@ -482,7 +547,11 @@ export class HostSession {
         await this.#ledger.failTurn(next.id, turnErrorOf(error));
         continue;
       }
-      await this.#ledger.startQueuedTurn(next.id);
+      // The queue must not stall on a store outage: nothing else would start it once the store is back. A start
+      // the store kept without confirming it shows in the reloaded ledger and is not written twice.
+      await this.#whileStoreRefuses('start_queued_turn', async () => {
+        if (this.#ledger.turn(next.id)?.status === 'queued') await this.#ledger.startQueuedTurn(next.id);
+      });
       await this.#exec(generation, next.id);
     }
   }
@@ -559,7 +628,39 @@ export class HostSession {
    * After a cancel or a close retired the session's Claude Code: what it ran before and still runs (a tool
    * Claude Code had no time to stop, in a process group of its own) is killed.
    */
+  /**
+   * Claude Code died: nothing with the session's mark has a Claude Code above it any more, and none can start
+   * before this session's next exec, which waits behind this on its queue. Killed at once, and again for what a
+   * dying shell forked meanwhile.
+   */
+  async #reapOrphans(): Promise<void> {
+    let count = 0;
+    for (let pass = 0; pass < 3; pass += 1) {
+      const killed = killSurvivors(this.#toolProcesses());
+      count += killed;
+      if (killed === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    if (count === 0) return;
+    this.#deps.logger.warn(
+      { event: 'session.tool_processes_reaped', sessionId: this.id, reason: 'claude_code_exited', count },
+      'killed processes the dead Claude Code left running',
+    );
+  }
+
   #reapToolProcesses(before: readonly MarkedProcess[], reason: string): void {
+    void this.#reapAfterGrace(before, reason);
+  }
+
+  /**
+   * The retired Claude Code is among `before` and may still be exiting, writing its transcript as it goes (killed
+   * then, the next turn's resume finds no conversation): what ends by itself within the grace is left alone.
+   */
+  async #reapAfterGrace(before: readonly MarkedProcess[], reason: string): Promise<void> {
+    const deadline = Date.now() + REAP_GRACE_MS;
+    while (Date.now() < deadline && survivors(before).length > 0) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const count = killSurvivors(before);
     if (count === 0) return;
     this.#deps.logger.warn(

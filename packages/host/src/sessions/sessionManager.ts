@@ -367,8 +367,9 @@ export class SessionManager implements HostService {
     const sessions = [...this.#sessions.values()];
     await Promise.allSettled(
       sessions.map(async (session) => {
-        await session.recover();
+        // Stopped first: an event waiting for a refusing store gives up, so the recovery behind it can run.
         session.stop();
+        await session.recover();
         await session.queue.drained();
       }),
     );

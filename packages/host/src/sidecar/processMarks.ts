@@ -62,6 +62,11 @@ export function markedProcesses(variable: string, value: string): MarkedProcess[
   return found;
 }
 
+/** Those of `processes` that still run (same pid and start time). */
+export function survivors(processes: readonly MarkedProcess[]): MarkedProcess[] {
+  return processes.filter(({ pid, startTime }) => liveStartTime(pid) === startTime);
+}
+
 /** SIGKILLs those of `processes` that still run (same pid and start time); returns how many. */
 export function killSurvivors(processes: readonly MarkedProcess[]): number {
   let killed = 0;
