@@ -12,5 +12,5 @@ export {
   type StatelessHandlers,
   startSidecarServer,
 } from './server/sidecarServer.ts';
-export type { RequestContext, SessionFactory, SidecarSession } from './server/sidecarSession.ts';
+export type { RequestContext, SessionFactory, SidecarSession } from './shared/sidecarSession.ts';
 export { isTestDriverEnabled, TEST_DRIVER_ENV, TestDriverSession } from './testDriver/testDriverSession.ts';

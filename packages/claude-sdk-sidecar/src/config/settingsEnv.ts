@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { asRecord } from '../projection/sdkValues.ts';
+import { asRecord } from '../shared/sdkValues.ts';
 import { claudeConfigDir } from './claudeConfigDir.ts';
 
 export interface QueryEnvInput {

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { Options, PermissionMode, SdkPluginConfig } from '@anthropic-ai/claude-agent-sdk';
 import type { StartPayload } from '@outrigger/protocol';
-import { asRecord } from '../projection/sdkValues.ts';
+import { asRecord } from '../shared/sdkValues.ts';
 import { createTimeQueryPieces } from './createTimeSettings.ts';
 import { canBypassPermissions, mapPermissionMode } from './permissionMode.ts';
 

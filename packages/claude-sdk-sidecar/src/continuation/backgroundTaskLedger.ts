@@ -1,5 +1,5 @@
 import type { SidecarEventPayload } from '@outrigger/protocol';
-import { terminalTaskStatus } from '../projection/sdkValues.ts';
+import { terminalTaskStatus } from '../shared/sdkValues.ts';
 
 export type BackgroundTaskCounts = Omit<SidecarEventPayload<'background_tasks_changed'>, 'turnId'>;
 

@@ -1,7 +1,7 @@
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { EmitEvent, TurnStopReason } from '@outrigger/protocol';
-import { asRecord, type JsonRecord, nonEmptyString, terminalTaskStatus } from '../projection/sdkValues.ts';
-import { isRootMessage } from '../runtime/sdkMessages.ts';
+import { isRootMessage } from '../shared/sdkMessages.ts';
+import { asRecord, type JsonRecord, nonEmptyString, terminalTaskStatus } from '../shared/sdkValues.ts';
 import { BackgroundTaskLedger, type LiveBackgroundTask } from './backgroundTaskLedger.ts';
 import { readTaskNotification } from './taskNotification.ts';
 import { type CancelTimer, type ContinuationTimers, nodeTimers } from './timers.ts';

@@ -1,6 +1,6 @@
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
-import { asRecord, contentText, type JsonRecord, nonEmptyString } from '../projection/sdkValues.ts';
-import { isRootMessage, TASK_NOTIFICATION_TAG } from '../runtime/sdkMessages.ts';
+import { isRootMessage, TASK_NOTIFICATION_TAG } from '../shared/sdkMessages.ts';
+import { asRecord, contentText, type JsonRecord, nonEmptyString } from '../shared/sdkValues.ts';
 
 /** What a background task's completion notice says: which task, and how it ended. */
 export interface TaskNotification {

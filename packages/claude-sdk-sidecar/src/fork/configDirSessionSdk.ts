@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { SessionSdk } from './sessionSdk.ts';
+import { claudeSessionSdk, type SessionSdk } from './sessionSdk.ts';
 import type { SessionSdkCall, SessionSdkReply } from './sessionSdkWorker.ts';
 
 /** A worker loads the whole SDK (~150 ms CPU), so it is kept for a while: the identity barrier retries. */
@@ -96,4 +96,16 @@ export function configDirSessionSdk(claudeConfigDir: string): SessionSdk {
     getSessionInfo: (...args) => call('getSessionInfo', args) as ReturnType<SessionSdk['getSessionInfo']>,
     forkSession: (...args) => call('forkSession', args) as ReturnType<SessionSdk['forkSession']>,
   };
+}
+
+/**
+ * The session APIs as seen from a given Claude config dir. The SDK takes that dir only from
+ * `process.env.CLAUDE_CONFIG_DIR` and reads it again at several points inside each (async) call, so
+ * swapping the variable around a call would leak it to concurrent calls and to Query envs built
+ * meanwhile. A different dir is therefore served from a worker thread, whose `process.env` is its own.
+ */
+export function sessionSdkForConfigDir(claudeConfigDir: string | undefined): SessionSdk {
+  const dir = claudeConfigDir?.trim();
+  if (!dir || dir === process.env.CLAUDE_CONFIG_DIR?.trim()) return claudeSessionSdk;
+  return configDirSessionSdk(dir);
 }

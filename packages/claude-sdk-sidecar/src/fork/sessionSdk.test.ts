@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { claudeSessionSdk, sessionSdkForConfigDir } from './sessionSdk.ts';
+import { sessionSdkForConfigDir } from './configDirSessionSdk.ts';
+import { claudeSessionSdk } from './sessionSdk.ts';
 
 const SESSION = '33333333-3333-4333-8333-333333333333';
 const USER_UUID = 'aaaaaaaa-0000-4000-8000-000000000001';

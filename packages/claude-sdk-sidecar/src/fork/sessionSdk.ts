@@ -7,7 +7,6 @@ import type {
   SessionMessage,
 } from '@anthropic-ai/claude-agent-sdk';
 import { loadClaudeAgentSdk } from '../config/claudeAgentSdk.ts';
-import { configDirSessionSdk } from './configDirSessionSdk.ts';
 
 /** The official session-file APIs the stateless requests and the identity barrier use; injectable for tests. */
 export interface SessionSdk {
@@ -22,18 +21,6 @@ export const claudeSessionSdk: SessionSdk = {
   getSessionInfo: async (...args) => (await loadClaudeAgentSdk()).getSessionInfo(...args),
   forkSession: async (...args) => (await loadClaudeAgentSdk()).forkSession(...args),
 };
-
-/**
- * The session APIs as seen from a given Claude config dir. The SDK takes that dir only from
- * `process.env.CLAUDE_CONFIG_DIR` and reads it again at several points inside each (async) call, so
- * swapping the variable around a call would leak it to concurrent calls and to Query envs built
- * meanwhile. A different dir is therefore served from a worker thread, whose `process.env` is its own.
- */
-export function sessionSdkForConfigDir(claudeConfigDir: string | undefined): SessionSdk {
-  const dir = claudeConfigDir?.trim();
-  if (!dir || dir === process.env.CLAUDE_CONFIG_DIR?.trim()) return claudeSessionSdk;
-  return configDirSessionSdk(dir);
-}
 
 /** The `dir` option (project path) for a session call, omitted when no cwd is known (all projects are searched). */
 export function projectDir(cwd: string): { dir?: string } {

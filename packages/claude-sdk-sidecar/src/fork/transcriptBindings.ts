@@ -1,6 +1,6 @@
 import type { SessionMessage } from '@anthropic-ai/claude-agent-sdk';
-import { asRecord, contentText } from '../projection/sdkValues.ts';
-import { TASK_NOTIFICATION_TAG } from '../runtime/sdkMessages.ts';
+import { TASK_NOTIFICATION_TAG } from '../shared/sdkMessages.ts';
+import { asRecord, contentText } from '../shared/sdkValues.ts';
 
 /** One provider Turn in a transcript: its root user message and the last message it owns. */
 export interface TurnBinding {

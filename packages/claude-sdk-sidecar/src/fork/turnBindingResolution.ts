@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { SessionMessage } from '@anthropic-ai/claude-agent-sdk';
-import { readTranscript, type SessionSdk, sessionSdkForConfigDir } from './sessionSdk.ts';
+import { sessionSdkForConfigDir } from './configDirSessionSdk.ts';
+import { readTranscript, type SessionSdk } from './sessionSdk.ts';
 import { buildTurnBindings, pureTextOf, rootUserMessages } from './transcriptBindings.ts';
 
 /** Counts only: a recovery failure must never reveal transcript content. */

@@ -1,6 +1,6 @@
 import type { EmitEvent, Goal, GoalAction, SidecarEventPayload } from '@outrigger/protocol';
-import { asRecord, type JsonRecord, nonEmptyString } from '../projection/sdkValues.ts';
-import { RecentKeys } from '../runtime/recentKeys.ts';
+import { RecentKeys } from '../shared/recentKeys.ts';
+import { asRecord, type JsonRecord, nonEmptyString } from '../shared/sdkValues.ts';
 
 /** The Turn a Goal observation is reported on: the session's last Turn, with its Goal command if it carried one. */
 export interface GoalTurn {

@@ -2,7 +2,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { claudeConfigDir } from '../config/claudeConfigDir.ts';
-import { asRecord } from '../projection/sdkValues.ts';
+import { asRecord } from '../shared/sdkValues.ts';
 
 /** Claude Code caps a project directory name at this many characters, then adds a hash. */
 const PROJECT_KEY_MAX_LENGTH = 200;

@@ -1,4 +1,4 @@
-import { asRecord } from '../projection/sdkValues.ts';
+import { asRecord } from '../shared/sdkValues.ts';
 
 export interface AskedQuestion {
   readonly id: string;

@@ -1,5 +1,5 @@
 import type { DelegatedTask, EmitEvent } from '@outrigger/protocol';
-import { asRecord, type JsonRecord, nonEmptyString, terminalTaskStatus } from './sdkValues.ts';
+import { asRecord, type JsonRecord, nonEmptyString, terminalTaskStatus } from '../shared/sdkValues.ts';
 import type { ToolCallState } from './toolCallPayload.ts';
 
 type TaskStatus = 'running' | 'completed' | 'failed' | 'stopped';

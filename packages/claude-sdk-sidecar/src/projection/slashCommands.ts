@@ -1,5 +1,5 @@
 import type { SlashCommand } from '@outrigger/protocol';
-import { asRecord, nonEmptyString, stringOrEmpty } from './sdkValues.ts';
+import { asRecord, nonEmptyString, stringOrEmpty } from '../shared/sdkValues.ts';
 
 /** Commands a host cannot run through the SDK, or that only make sense in the terminal UI. */
 const HIDDEN_COMMANDS: ReadonlySet<string> = new Set([

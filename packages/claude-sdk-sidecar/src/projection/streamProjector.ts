@@ -1,9 +1,9 @@
 import type { PostToolUseHookInput, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { EmitEvent } from '@outrigger/protocol';
+import { asRecord, type JsonRecord, nonEmptyString, stringOrEmpty } from '../shared/sdkValues.ts';
 import { AssistantStream } from './assistantStream.ts';
 import { Compaction } from './compaction.ts';
 import { DelegatedTasks } from './delegatedTasks.ts';
-import { asRecord, type JsonRecord, nonEmptyString, stringOrEmpty } from './sdkValues.ts';
 import { SlashCommandCatalog } from './slashCommands.ts';
 import { PLAN_TOOLS, TaskPlan } from './taskPlan.ts';
 import { ToolCalls } from './toolCalls.ts';

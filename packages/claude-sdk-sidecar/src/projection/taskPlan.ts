@@ -1,5 +1,5 @@
 import type { PlanEntry } from '@outrigger/protocol';
-import { asRecord, type JsonRecord, nonEmptyString, stringOrEmpty } from './sdkValues.ts';
+import { asRecord, type JsonRecord, nonEmptyString, stringOrEmpty } from '../shared/sdkValues.ts';
 
 /** Tools whose results change the plan. */
 export const PLAN_TOOLS: ReadonlySet<string> = new Set(['TodoWrite', 'TaskCreate', 'TaskUpdate', 'TaskList']);

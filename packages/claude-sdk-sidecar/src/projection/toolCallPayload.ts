@@ -1,5 +1,5 @@
 import type { ToolCall, ToolCallStatus, ToolCallType } from '@outrigger/protocol';
-import { asRecord, type JsonRecord, nonEmptyString } from './sdkValues.ts';
+import { asRecord, type JsonRecord, nonEmptyString } from '../shared/sdkValues.ts';
 
 /** What the projector knows about one tool call between its tool_use and its canonical result. */
 export interface ToolCallState {

@@ -1,6 +1,6 @@
 import type { EmitEvent } from '@outrigger/protocol';
-import { RecentKeys } from '../runtime/recentKeys.ts';
-import { asRecord, type JsonRecord, nonEmptyString, stringOrEmpty } from './sdkValues.ts';
+import { RecentKeys } from '../shared/recentKeys.ts';
+import { asRecord, type JsonRecord, nonEmptyString, stringOrEmpty } from '../shared/sdkValues.ts';
 import {
   buildToolCallPayload,
   createToolCallState,

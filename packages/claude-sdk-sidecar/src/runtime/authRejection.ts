@@ -1,5 +1,5 @@
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
-import { asRecord, isRootMessage, systemSubtype } from './sdkMessages.ts';
+import { asRecord, isRootMessage, systemSubtype } from '../shared/sdkMessages.ts';
 import type { TurnTerminal } from './turnLifecycle.ts';
 
 /**

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import { messageUuid } from '../shared/sdkMessages.ts';
 import {
   assistantText,
   promptEcho,
@@ -11,7 +12,6 @@ import {
   textDelta,
 } from '../testing/sdkMessageBuilders.ts';
 import { CanceledTailQuarantine } from './canceledTailQuarantine.ts';
-import { messageUuid } from './sdkMessages.ts';
 
 const CURRENT = 'current-prompt';
 

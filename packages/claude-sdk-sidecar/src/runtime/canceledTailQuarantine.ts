@@ -1,5 +1,5 @@
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
-import { isTaskNotification, systemSubtype } from './sdkMessages.ts';
+import { isTaskNotification, systemSubtype } from '../shared/sdkMessages.ts';
 
 /** System messages about background tasks: after a cancel they describe the canceled run's work. */
 const TASK_SYSTEM_SUBTYPES: ReadonlySet<string> = new Set([

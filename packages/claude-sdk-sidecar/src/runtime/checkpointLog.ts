@@ -1,4 +1,4 @@
-import { RecentKeys } from './recentKeys.ts';
+import { RecentKeys } from '../shared/recentKeys.ts';
 
 /** Remembers the most recent checkpoint keys so a replayed message never publishes the same checkpoint twice. */
 export class CheckpointLog {

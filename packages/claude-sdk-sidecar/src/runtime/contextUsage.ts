@@ -1,7 +1,7 @@
 import type { SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { SidecarEventPayload } from '@outrigger/protocol';
+import { asRecord } from '../shared/sdkMessages.ts';
 import type { ClaudeQuery } from './claudeQuery.ts';
-import { asRecord } from './sdkMessages.ts';
 
 /**
  * The `usage_updated` payload after a root result: the context window snapshot when Claude Code can give

@@ -3,10 +3,10 @@ import { test } from 'node:test';
 import type { CancelPayload, EmitEvent } from '@outrigger/protocol';
 import { withDiagnosticSinkForTest } from '../diagnostics/diagnosticLine.ts';
 import type { FakeClaudeQuery } from '../testing/fakeClaudeQuery.ts';
+import { consumingFakeGeneration } from '../testing/fakeGeneration.ts';
+import { canceledBeforeAcceptance, canceledInProvider } from '../testing/sessionRuntimeHarness.ts';
 import { cancelExactTurn, type ExactCancellationHost } from './exactCancellation.ts';
-import { consumingFakeGeneration } from './fakeGeneration.ts';
 import { GenerationLifecycle } from './generationLifecycle.ts';
-import { canceledBeforeAcceptance, canceledInProvider } from './sessionRuntimeHarness.ts';
 import { TurnLifecycle } from './turnLifecycle.ts';
 
 /** The procedure over real turns and generations; the host's own fencing is recorded. */

@@ -1,7 +1,7 @@
 import type { CancelPayload, CancelResult } from '@outrigger/protocol';
 import { CancelDiagnostics, type QueryShutdownObserver } from '../diagnostics/cancelDiagnostics.ts';
 import { SidecarError } from '../diagnostics/diagnosticLine.ts';
-import type { RequestContext } from '../server/sidecarSession.ts';
+import type { RequestContext } from '../shared/sidecarSession.ts';
 import type { GenerationLifecycle } from './generationLifecycle.ts';
 import type { QueryGeneration } from './queryGeneration.ts';
 import type { TurnLifecycle } from './turnLifecycle.ts';

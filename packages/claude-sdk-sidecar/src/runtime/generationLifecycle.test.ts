@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FakeClaudeQuery } from '../testing/fakeClaudeQuery.ts';
-import { consumingFakeGeneration } from './fakeGeneration.ts';
+import { consumingFakeGeneration } from '../testing/fakeGeneration.ts';
 import { GenerationLifecycle } from './generationLifecycle.ts';
 
 /** Resolves once `condition` holds; fails naming `description` after two seconds. */

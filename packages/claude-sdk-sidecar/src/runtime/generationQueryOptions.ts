@@ -8,8 +8,8 @@ import type {
   SessionStartHookInput,
 } from '@anthropic-ai/claude-agent-sdk';
 import type { ResolvedStartOptions } from '../config/startOptions.ts';
+import { asRecord } from '../shared/sdkMessages.ts';
 import type { CreateTimeSettings } from './liveSessionSettings.ts';
-import { asRecord } from './sdkMessages.ts';
 
 export interface GenerationQueryOptionsInput {
   startOptions: ResolvedStartOptions;

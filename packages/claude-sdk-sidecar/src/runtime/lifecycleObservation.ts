@@ -1,6 +1,6 @@
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { SidecarEventPayload } from '@outrigger/protocol';
-import { asRecord, isRootMessage, isTaskNotification, stringField, systemSubtype } from './sdkMessages.ts';
+import { asRecord, isRootMessage, isTaskNotification, stringField, systemSubtype } from '../shared/sdkMessages.ts';
 
 const OBSERVED_SYSTEM_SUBTYPES = new Set([
   'task_started',

@@ -1,10 +1,7 @@
 import type { SDKMessage, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { DispatchPhase, EmitEvent } from '@outrigger/protocol';
 import type { StreamProjector } from '../projection/index.ts';
-import { isAuthenticationRejection } from './authRejection.ts';
-import { lifecycleObservation } from './lifecycleObservation.ts';
-import type { QueryGeneration } from './queryGeneration.ts';
-import { RecentKeys } from './recentKeys.ts';
+import { RecentKeys } from '../shared/recentKeys.ts';
 import {
   durableCheckpointUuid,
   isRootMessage,
@@ -12,7 +9,10 @@ import {
   type RootPromptEcho,
   rootPromptEcho,
   systemSubtype,
-} from './sdkMessages.ts';
+} from '../shared/sdkMessages.ts';
+import { isAuthenticationRejection } from './authRejection.ts';
+import { lifecycleObservation } from './lifecycleObservation.ts';
+import type { QueryGeneration } from './queryGeneration.ts';
 import type { RuntimeTurn, TurnLifecycle } from './turnLifecycle.ts';
 
 /** What the router needs from the session that owns it. */

@@ -1,5 +1,5 @@
 import type { SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
-import { asRecord, stringField } from './sdkMessages.ts';
+import { asRecord, stringField } from '../shared/sdkMessages.ts';
 
 type UserContent = SDKUserMessage['message']['content'];
 type ContentBlock = Exclude<UserContent, string>[number];

@@ -1,5 +1,5 @@
 import type { SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
-import { asRecord } from './sdkMessages.ts';
+import { asRecord } from '../shared/sdkMessages.ts';
 import type { TurnTerminal } from './turnLifecycle.ts';
 
 /** The terminal event a root result settles its Turn with. */

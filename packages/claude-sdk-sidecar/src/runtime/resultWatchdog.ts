@@ -1,5 +1,5 @@
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
-import { asRecord, isRootMessage } from './sdkMessages.ts';
+import { asRecord, isRootMessage } from '../shared/sdkMessages.ts';
 
 const FINAL_STOP_REASONS = new Set(['end_turn', 'max_tokens', 'stop_sequence', 'refusal']);
 

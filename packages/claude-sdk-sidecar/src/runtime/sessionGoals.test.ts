@@ -6,8 +6,8 @@ import { test } from 'node:test';
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { type EmitEvent, type ExecPayload, type GoalCommand, goalCommandOf } from '@outrigger/protocol';
 import { sessionTranscriptPath } from '../goals/goalTranscript.ts';
+import { execPayload } from '../testing/sessionRuntimeHarness.ts';
 import { SessionGoals } from './sessionGoals.ts';
-import { execPayload } from './sessionRuntimeHarness.ts';
 import type { RuntimeTurn } from './turnLifecycle.ts';
 
 function rig(options: { restored?: boolean } = {}) {

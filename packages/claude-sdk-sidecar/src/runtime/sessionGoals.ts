@@ -3,7 +3,7 @@ import type { EmitEvent, ExecPayload, GoalCommand } from '@outrigger/protocol';
 import { GoalExecQueue } from '../goals/goalExecQueue.ts';
 import { GoalProjection, type GoalTurn } from '../goals/goalProjection.ts';
 import { GoalTranscriptTail, sessionTranscriptPath, type TranscriptLocation } from '../goals/goalTranscript.ts';
-import { stringField, systemSubtype } from './sdkMessages.ts';
+import { stringField, systemSubtype } from '../shared/sdkMessages.ts';
 import type { RuntimeTurn } from './turnLifecycle.ts';
 
 /** An `exec` with Goal fields, waiting in the Goal queue for its batch. */

@@ -11,7 +11,13 @@ import {
   toolResultUser,
   toolUse,
 } from '../testing/sdkMessageBuilders.ts';
-import { cancelPayload, execPayload, type Harness, harness, startedWithTurn } from './sessionRuntimeHarness.ts';
+import {
+  cancelPayload,
+  execPayload,
+  type Harness,
+  harness,
+  startedWithTurn,
+} from '../testing/sessionRuntimeHarness.ts';
 
 const TOOL_END = new Set(['tool_completed', 'tool_failed']);
 

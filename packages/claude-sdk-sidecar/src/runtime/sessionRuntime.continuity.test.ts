@@ -10,7 +10,6 @@ import {
   successResult,
   taskNotificationSystem,
 } from '../testing/sdkMessageBuilders.ts';
-import type { ClaudeQuery } from './claudeQuery.ts';
 import {
   execPayload,
   type Harness,
@@ -18,7 +17,8 @@ import {
   type Recorded,
   startedWithTurn,
   TERMINALS,
-} from './sessionRuntimeHarness.ts';
+} from '../testing/sessionRuntimeHarness.ts';
+import type { ClaudeQuery } from './claudeQuery.ts';
 
 /*
  * Continuity rules of the session runtime on a fake Query: a user exec takes over from a synthetic

@@ -19,8 +19,6 @@ import {
   textDelta,
   toolUse,
 } from '../testing/sdkMessageBuilders.ts';
-import { CANCEL_STAGES_AFTER_INTERRUPT_ACK } from '../testing/shutdownStages.ts';
-import type { ClaudeQuery } from './claudeQuery.ts';
 import {
   canceledBeforeAcceptance,
   canceledInProvider,
@@ -30,7 +28,9 @@ import {
   notCanceled,
   startedWithTurn,
   TERMINALS,
-} from './sessionRuntimeHarness.ts';
+} from '../testing/sessionRuntimeHarness.ts';
+import { CANCEL_STAGES_AFTER_INTERRUPT_ACK } from '../testing/shutdownStages.ts';
+import type { ClaudeQuery } from './claudeQuery.ts';
 
 /**
  * Reference §3.2 (guide), §3.4 (cancel) and §2.1 (stop_task) on a FakeClaudeQuery: every disposition row,

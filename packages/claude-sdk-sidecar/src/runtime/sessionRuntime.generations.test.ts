@@ -9,7 +9,7 @@ import {
   successResult,
   taskNotificationUser,
 } from '../testing/sdkMessageBuilders.ts';
-import { execPayload, type Harness, harness, startedWithTurn } from './sessionRuntimeHarness.ts';
+import { execPayload, type Harness, harness, startedWithTurn } from '../testing/sessionRuntimeHarness.ts';
 
 /** One Query serves turn after turn; it is replaced only when it must be (decision in docs/sidecar.md). */
 

@@ -8,7 +8,7 @@ import { eventPayloadSchemas, type SidecarEventType } from '@outrigger/protocol'
 import { withDiagnosticSinkForTest } from '../diagnostics/diagnosticLine.ts';
 import { sessionTranscriptPath } from '../goals/goalTranscript.ts';
 import { assistantText, promptEcho, sessionIdle, successResult } from '../testing/sdkMessageBuilders.ts';
-import { cancelPayload, execPayload, type Harness, harness, startPayload } from './sessionRuntimeHarness.ts';
+import { cancelPayload, execPayload, type Harness, harness, startPayload } from '../testing/sessionRuntimeHarness.ts';
 
 /** Reference §3.2, §3.4 and §3.8: Goal commands on exec and what Claude reports about the Goal. */
 

@@ -20,7 +20,14 @@ import {
   textDelta,
   toolResultUser,
 } from '../testing/sdkMessageBuilders.ts';
-import { absent, execPayload, harness, startedWithTurn, startPayload, TERMINALS } from './sessionRuntimeHarness.ts';
+import {
+  absent,
+  execPayload,
+  harness,
+  startedWithTurn,
+  startPayload,
+  TERMINALS,
+} from '../testing/sessionRuntimeHarness.ts';
 
 const OUTPUT_EVENTS = new Set(['assistant_delta', 'assistant_completed', 'tool_started', 'usage_updated']);
 

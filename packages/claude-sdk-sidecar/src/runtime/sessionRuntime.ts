@@ -31,7 +31,9 @@ import { createCanUseTool } from '../interaction/canUseTool.ts';
 import { InteractiveRegistry, TOOL_USE_ABORTED } from '../interaction/interactiveRegistry.ts';
 import { SessionPermissionLedger } from '../interaction/sessionPermissionLedger.ts';
 import { createStreamProjector, type StreamProjector } from '../projection/index.ts';
-import type { RequestContext, SidecarSession } from '../server/sidecarSession.ts';
+import { readResumeCursor, resumeCursor } from '../shared/resumeCursor.ts';
+import { asRecord, isRootMessage, rootPromptEcho, stringField, systemSubtype } from '../shared/sdkMessages.ts';
+import type { RequestContext, SidecarSession } from '../shared/sidecarSession.ts';
 import { AUTHENTICATION_REJECTED } from './authRejection.ts';
 import { CanceledTailQuarantine } from './canceledTailQuarantine.ts';
 import type { QueryFactory } from './claudeQuery.ts';
@@ -48,7 +50,6 @@ import { describeQueryEnd, queryEndTerminal } from './queryFailure.ts';
 import { type InterruptOutcome, QueryGeneration } from './queryGeneration.ts';
 import { isTerminalConnectionError, terminalForResult } from './resultSettlement.ts';
 import { ResultWatchdog } from './resultWatchdog.ts';
-import { readResumeCursor, resumeCursor } from './resumeCursor.ts';
 import {
   DEFAULT_RUNTIME_TIMERS,
   type RuntimeTimers,
@@ -59,7 +60,6 @@ import {
   type StartOptionsResolver,
   sdkQueryFactory,
 } from './runtimeDefaults.ts';
-import { asRecord, isRootMessage, rootPromptEcho, stringField, systemSubtype } from './sdkMessages.ts';
 import { SessionGoals } from './sessionGoals.ts';
 import { SettledSessionRefresh } from './settledSessionRefresh.ts';
 import { StreamStallGuard } from './streamStallGuard.ts';

@@ -3,9 +3,9 @@ import { test } from 'node:test';
 import type { SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { EmitEvent } from '@outrigger/protocol';
 import { ManualTimers } from '../continuation/manualTimers.ts';
+import { consumingFakeGeneration } from '../testing/fakeGeneration.ts';
 import { successResult } from '../testing/sdkMessageBuilders.ts';
 import type { ClaudeQuery } from './claudeQuery.ts';
-import { consumingFakeGeneration } from './fakeGeneration.ts';
 import { SettledSessionRefresh } from './settledSessionRefresh.ts';
 
 const QUIET_MS = 250;

@@ -1,6 +1,6 @@
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { type CancelTimer, type ContinuationTimers, nodeTimers } from '../continuation/timers.ts';
-import { asRecord, systemSubtype } from './sdkMessages.ts';
+import { asRecord, systemSubtype } from '../shared/sdkMessages.ts';
 
 export interface StreamStallWatchdogOptions {
   /** Silence after which `onStalled` is called, and again after each further period of it. */

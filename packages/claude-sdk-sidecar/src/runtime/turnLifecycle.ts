@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DispatchPhase, EmitEvent, GoalCommand, SidecarEventPayload } from '@outrigger/protocol';
 import { goalCommandCanceled } from '../goals/goalExecQueue.ts';
+import { RecentKeys } from '../shared/recentKeys.ts';
 import { CheckpointLog } from './checkpointLog.ts';
-import { RecentKeys } from './recentKeys.ts';
 
 /** A canonical (host) Turn as the runtime tracks it, from `exec` to its one terminal event. */
 export interface RuntimeTurn {

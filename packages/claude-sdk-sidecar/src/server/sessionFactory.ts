@@ -1,7 +1,7 @@
 import { runtimeTimersFromEnv } from '../runtime/runtimeDefaults.ts';
 import { SessionRuntime } from '../runtime/sessionRuntime.ts';
+import type { SessionFactory } from '../shared/sidecarSession.ts';
 import { isTestDriverEnabled, TestDriverSession } from '../testDriver/testDriverSession.ts';
-import type { SessionFactory } from './sidecarSession.ts';
 
 /** Sessions on the real SDK, or on the scripted driver when the sidecar runs in test-driver mode. */
 export function createSessionFactory(processEnv: NodeJS.ProcessEnv): SessionFactory {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLinkedLineTransports, type EmitEvent, type LineTransport } from '@outrigger/protocol';
+import type { SidecarSession } from '../shared/sidecarSession.ts';
 import { startSidecarServer } from './sidecarServer.ts';
-import type { SidecarSession } from './sidecarSession.ts';
 
 interface Gate {
   promise: Promise<void>;

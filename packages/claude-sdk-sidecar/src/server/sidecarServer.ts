@@ -10,6 +10,7 @@ import {
   type RequestType,
 } from '@outrigger/protocol';
 import { redactCredentials } from '../diagnostics/credentialRedaction.ts';
+import type { SessionFactory, SidecarSession } from '../shared/sidecarSession.ts';
 import { KeyedSerialQueue } from './keyedSerialQueue.ts';
 import {
   isStatelessRequest,
@@ -18,7 +19,6 @@ import {
   type SessionRequestType,
   type StatelessRequestType,
 } from './requestHandler.ts';
-import type { SessionFactory, SidecarSession } from './sidecarSession.ts';
 
 /** The requests that read provider history without a session (fork/ implements them). */
 export type StatelessHandlers = RequestHandlerTable<StatelessRequestType>;

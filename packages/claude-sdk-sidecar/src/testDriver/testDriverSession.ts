@@ -29,9 +29,9 @@ import {
   InteractiveRegistry,
   type InteractiveSubmission,
 } from '../interaction/interactiveRegistry.ts';
-import { contentText } from '../projection/sdkValues.ts';
-import { resumeCursor } from '../runtime/resumeCursor.ts';
-import type { SidecarSession } from '../server/sidecarSession.ts';
+import { resumeCursor } from '../shared/resumeCursor.ts';
+import { contentText } from '../shared/sdkValues.ts';
+import type { SidecarSession } from '../shared/sidecarSession.ts';
 
 /** Set in the sidecar's own environment to run every session on the scripted driver instead of Claude Code. */
 export const TEST_DRIVER_ENV = 'TUTTI_CLAUDE_SDK_SIDECAR_TEST_DRIVER';

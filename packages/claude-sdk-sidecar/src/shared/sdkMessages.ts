@@ -1,5 +1,5 @@
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
-import { asRecord, contentText, type JsonRecord } from '../projection/sdkValues.ts';
+import { asRecord, contentText, type JsonRecord } from './sdkValues.ts';
 
 /**
  * Structural reads of SDK messages. The SDK stream carries message kinds its types do not list (for

@@ -1,6 +1,6 @@
-import { FakeClaudeQuery } from '../testing/fakeClaudeQuery.ts';
-import { PromptQueue } from './promptQueue.ts';
-import { QueryGeneration } from './queryGeneration.ts';
+import { PromptQueue } from '../runtime/promptQueue.ts';
+import { QueryGeneration } from '../runtime/queryGeneration.ts';
+import { FakeClaudeQuery } from './fakeClaudeQuery.ts';
 
 /**
  * Test support: a QueryGeneration over a FakeClaudeQuery that consumes (and drops) whatever its Query

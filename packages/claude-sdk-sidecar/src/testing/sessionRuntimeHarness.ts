@@ -10,9 +10,9 @@ import {
 } from '@outrigger/protocol';
 import { ProviderTurnDiagnostics } from '../diagnostics/providerTurnDiagnostics.ts';
 import { TurnBindingResolutionError } from '../fork/turnBindingResolution.ts';
-import { type FakeClaudeQuery, fakeQueryFactory } from '../testing/fakeClaudeQuery.ts';
-import type { TurnIdentityResolver } from './providerTurnIdentity.ts';
-import { SessionRuntime, type SessionRuntimeOptions } from './sessionRuntime.ts';
+import type { TurnIdentityResolver } from '../runtime/providerTurnIdentity.ts';
+import { SessionRuntime, type SessionRuntimeOptions } from '../runtime/sessionRuntime.ts';
+import { type FakeClaudeQuery, fakeQueryFactory } from './fakeClaudeQuery.ts';
 
 /** Test support for SessionRuntime on a FakeClaudeQuery: recorded events and bounded waits. */
 
