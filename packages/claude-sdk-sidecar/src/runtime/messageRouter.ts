@@ -105,8 +105,14 @@ export class MessageRouter {
 
   #routeEcho(message: SDKMessage, echo: RootPromptEcho): void {
     const { turns, projector } = this.#host;
-    const turn = turns.awaitingCorrelation(echo.correlationId);
+    const turn = turns.withCorrelation(echo.correlationId);
     if (turn) this.#host.onUserPromptStarted();
+    if (turn?.canceling) {
+      // Claude Code started a prompt whose cancel is still deciding (it was asked to withdraw it): the turn
+      // is running after all, and as the active turn its output is dropped until the cancel ends it.
+      turns.activate(turn);
+      return;
+    }
     if (turn && turns.bindIdentity(turn, echo.providerTurnId) !== 'conflict') {
       turns.activate(turn);
       this.#host.onUserTurnActivated(turn);

@@ -13,6 +13,8 @@ import {
   taskStarted,
 } from '../testing/sdkMessageBuilders.ts';
 import {
+  canceledBeforeAcceptance,
+  cancelPayload,
   execPayload,
   type Harness,
   harness,
@@ -345,6 +347,94 @@ test('a prompt queued behind a follow-up that never starts runs once the continu
   });
   assert.deepEqual(assistantTextOf(h, 't2'), ['answer of t2']);
   assert.equal(terminalsOf(h, reservedId).length, 1);
+});
+
+async function cancelT2(h: Harness) {
+  return withDiagnosticSinkForTest(() => h.runtime.cancel(cancelPayload('t2'), { requestId: 'cancel-t2' }));
+}
+
+test('a cancel of the prompt queued behind a running follow-up withdraws it; the follow-up runs on to idle', async (t) => {
+  const h = harness();
+  t.after(() => h.runtime.close());
+  const syntheticId = await withSyntheticContinuation(h);
+  const correlation = await execT2(h);
+  h.query().answerWithdrawals(true);
+  assert.deepEqual(await cancelT2(h), canceledBeforeAcceptance('t2', 'dispatched'));
+  assert.deepEqual(
+    terminalsOf(h, 't2').map((event) => event.type),
+    ['turn_canceled'],
+  );
+  assert.deepEqual(
+    h.query().calls,
+    [`cancelAsyncMessage:${correlation}`],
+    'the Query is neither interrupted nor closed',
+  );
+  assert.deepEqual(terminalsOf(h, syntheticId), [], 'the follow-up runs on');
+
+  h.query().push(assistantText(FOLLOW_UP_REST), taskNotificationResult(), sessionIdle());
+  await h.terminalOf(syntheticId);
+  assert.deepEqual(
+    {
+      text: assistantTextOf(h, syntheticId),
+      terminals: terminalsOf(h, syntheticId).map((event) => event.payload),
+      t2: terminalsOf(h, 't2').length,
+    },
+    {
+      text: [FOLLOW_UP, FOLLOW_UP_REST],
+      terminals: [{ turnId: syntheticId, stopReason: 'background_agent_idle' }],
+      t2: 1,
+    },
+  );
+});
+
+test('a cancel whose withdrawal Claude Code refuses retires the Query: the follow-up keeps what it published, both turns end once', async (t) => {
+  const h = harness();
+  t.after(() => h.runtime.close());
+  const syntheticId = await withSyntheticContinuation(h);
+  const correlation = await execT2(h);
+  h.query().answerWithdrawals(false);
+  assert.deepEqual(await cancelT2(h), canceledBeforeAcceptance('t2', 'dispatched'));
+  assert.deepEqual(h.query().calls, [`cancelAsyncMessage:${correlation}`, 'interrupt', 'close']);
+  assert.deepEqual(
+    { synthetic: terminalsOf(h, syntheticId).map((e) => e.type), t2: terminalsOf(h, 't2').map((e) => e.type) },
+    { synthetic: ['turn_canceled'], t2: ['turn_canceled'] },
+  );
+  assert.deepEqual(assistantTextOf(h, syntheticId), [FOLLOW_UP], 'what the follow-up published stays published');
+});
+
+test('a prompt that starts while its withdrawal is asked: the follow-up ends first, the prompt publishes nothing', async (t) => {
+  const h = harness();
+  t.after(() => h.runtime.close());
+  const syntheticId = await withSyntheticContinuation(h);
+  const correlation = await execT2(h);
+  const query = h.query();
+  query.cancelAsyncMessage = async () => {
+    query.push(
+      assistantText(FOLLOW_UP_REST),
+      taskNotificationResult(),
+      promptEcho(correlation),
+      assistantText('answer of t2'),
+    );
+    await h.waitFor((event) => TERMINALS.has(event.type) && event.payload.turnId === syntheticId, 'the follow-up end');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return false;
+  };
+  assert.deepEqual(await cancelT2(h), canceledBeforeAcceptance('t2', 'dispatched'));
+  assert.deepEqual(
+    terminalsOf(h, syntheticId).map((event) => event.payload),
+    [{ turnId: syntheticId, stopReason: 'background_agent' }],
+    'the follow-up ended when the prompt started, with all of its output',
+  );
+  assert.deepEqual(assistantTextOf(h, syntheticId), [FOLLOW_UP, FOLLOW_UP_REST]);
+  assert.deepEqual(
+    h.events.filter((event) => event.payload.turnId === 't2').map((event) => event.type),
+    ['turn_canceled'],
+    "the canceled prompt's echo and answer are published nowhere",
+  );
+  assert.ok(
+    !h.events.some((event) => event.type === 'assistant_completed' && event.payload.content === 'answer of t2'),
+  );
+  assert.deepEqual(query.calls, ['interrupt', 'close']);
 });
 
 /** A root result with distinctive usage figures, as the fallback must pass them on. */

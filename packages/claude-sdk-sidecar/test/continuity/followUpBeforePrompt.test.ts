@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { MockRule } from '@outrigger/mock-anthropic';
 import type { SidecarEvent } from '@outrigger/protocol';
+import { youngestChild } from '../../src/testing/processTree.ts';
 import { TURN_OUTPUT_EVENT_TYPES } from '../../src/testing/turnEvents.ts';
 import {
   assertEveryTurnEndedOnce,
@@ -238,6 +239,54 @@ test('a prompt sent while the launching turn is retained for its follow-up: the 
   assert.match(assistantTextOf(events, root.turnId), /RETAINED-ANSWER/, "the launching turn's own answer");
   assertFollowUpThenUserTurn(events, root.turnId, REPORT.retained, user, 'retained');
   assert.deepEqual(events.filter(isSyntheticStart), [], 'the retained turn needed no continuation turn');
+});
+
+test('a cancel of the prompt sent while the follow-up streams withdraws it: the report completes, each turn ends once', async () => {
+  const { sidecar, mock } = rig;
+  const root = await runTurn(sidecar, SESSION, 'launch-canceled: start the job');
+  const delta = await sidecar.waitForEvent(
+    (event) => event.type === 'assistant_delta' && event.payload.turnId.startsWith('synthetic-'),
+    { fromIndex: root.from, timeoutMs: 30_000, description: "the follow-up's first streamed text" },
+  );
+  const holderTurnId = turnIdOf(delta) ?? '';
+  const claude = youngestChild(sidecar.pid, 'claude');
+  assert.ok(claude, 'the Claude Code child of the sidecar');
+  const user = await execQuestion('canceled');
+  const answer = await sidecar.request('cancel', {
+    agentSessionId: SESSION,
+    turnId: user.turnId,
+    interruptTimeoutMs: 5_000,
+    drainTimeoutMs: 5_000,
+  });
+  const answeredAt = sidecar.events.length;
+  assert.deepEqual(answer, {
+    canceled: true,
+    disposition: 'pre_accept',
+    turnId: user.turnId,
+    providerTurnId: '',
+    dispatchPhase: 'dispatched',
+  });
+  const userEvents = eventsOfTurn(sidecar.events.slice(root.from, answeredAt), user.turnId);
+  assert.deepEqual(
+    userEvents.map((event) => event.type),
+    ['turn_canceled'],
+    'the canceled turn ends once, before the answer, and publishes nothing else',
+  );
+
+  const holderTerminal = await waitForTerminal(sidecar, holderTurnId, 'the continuation of the job', 30_000);
+  const events = sidecar.events.slice(root.from);
+  assert.equal(assistantTextOf(events, holderTurnId), REPORT.canceled, 'the whole report reached the host');
+  assert.equal(holderTerminal.type, 'turn_completed');
+  assert.equal(stopReasonOf(holderTerminal), 'background_agent_idle', 'the follow-up ran to idle, untouched');
+  assert.deepEqual(
+    eventsOfTurn(events, user.turnId).map((event) => event.type),
+    ['turn_canceled'],
+  );
+  assert.equal(youngestChild(sidecar.pid, 'claude'), claude, 'the same Claude Code process: nothing was retired');
+  assert.ok(
+    !mock.messageRequests().some((request) => JSON.stringify(request.body).includes('question-canceled')),
+    'the withdrawn prompt never reached the model',
+  );
 });
 
 test('no turn is left unsettled and every event matches the protocol', async () => {
