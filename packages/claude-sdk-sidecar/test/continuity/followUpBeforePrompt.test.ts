@@ -21,13 +21,13 @@ import {
 } from './continuityHarness.ts';
 
 /*
- * A user prompt sent while a background job's follow-up is owed or running, through the real sidecar
- * process, the real Claude Code binary and mock-anthropic. Measured with the real binary: Claude Code
- * queues the job's notification first, so it runs the follow-up to its own result (`origin:
- * task-notification`) and only then starts the prompt (`command_lifecycle started`, `system/init`, the
- * prompt's echo), with no `session_state_changed: idle` in between. The follow-up's report belongs to the
- * turn holding the background work (a synthetic continuation turn, or the launching turn retained for
- * it); the user's turn gets only its own answer; every turn ends exactly once.
+ * A user prompt sent while a background job's follow-up (a Bash job's or an Agent task's) is owed or
+ * running, through the real sidecar process, the real Claude Code binary and mock-anthropic. Measured with
+ * the real binary: Claude Code queues the job's notification first, so it runs the follow-up to its own
+ * result (`origin: task-notification`) and only then starts the prompt (`command_lifecycle started`,
+ * `system/init`, the prompt's echo), with no `session_state_changed: idle` in between. The follow-up's
+ * report belongs to the turn holding the background work (a synthetic continuation turn, or the launching
+ * turn retained for it); the user's turn gets only its own answer; every turn ends exactly once.
  */
 
 const SESSION = 'continuity-follow-up-before-prompt';
@@ -42,6 +42,7 @@ const REPORT = {
   streaming: 'REPORT-STREAMING the streaming job finished; here is its report.',
   retained: 'REPORT-RETAINED the retained job finished; here is its report.',
   canceled: 'REPORT-CANCELED the job finished; this report must survive the cancel.',
+  agent: 'REPORT-AGENT the delegated agent finished; here is its report.',
 };
 const RETAINED_ANSWER = 'RETAINED-ANSWER streaming slowly while the quick job runs to its end.';
 
@@ -59,7 +60,15 @@ const rules: MockRule[] = [
       return undefined;
     }
     const text = request.lastUserText;
+    // The delegated agent's own model requests: it works for about half a second.
+    if (text.includes('SUBAGENT-WORK'))
+      return { content: [{ type: 'text', text: 'Agent notes.', chunkDelayMs: 100, chunkSize: 2 }] };
     const launch = /launch-(\w+)/.exec(text)?.[1];
+    if (launch === 'agent') {
+      if (request.toolResults.length > 0) return { content: [{ type: 'text', text: 'Delegated the agent job.' }] };
+      const input = { description: 'agent job', prompt: 'SUBAGENT-WORK take notes', subagent_type: 'general-purpose' };
+      return { content: [{ type: 'tool_use', name: 'Agent', input }] };
+    }
     if (launch === 'retained') {
       // The launch's answer streams for about 1.5 s, so the 0.2 s job ends while the turn still runs.
       if (request.toolResults.length > 0) {
@@ -216,6 +225,27 @@ test('a prompt sent while the follow-up streams: the rest of the report stays on
     REPORT.streaming,
     'the whole report, also what streamed after the prompt was sent',
   );
+  assert.deepEqual(events.filter(isSyntheticStart).map(turnIdOf), [holderTurnId]);
+});
+
+test("an Agent task's report, with a prompt sent when its notification came, stays on the continuation", async () => {
+  const { sidecar } = rig;
+  const root = await runTurn(sidecar, SESSION, 'launch-agent: delegate the job');
+  assert.equal(stopReasonOf(root.terminal), 'end_turn', 'precondition: the launching turn ended before the agent');
+  const reserved = await sidecar.waitForEvent(isSyntheticStart, {
+    fromIndex: root.from,
+    timeoutMs: 30_000,
+    description: "the continuation reserved for the agent's notification",
+  });
+  const holderTurnId = turnIdOf(reserved) ?? '';
+  const user = await execQuestion('agent');
+  await waitForTerminal(sidecar, user.turnId, "the user turn sent when the agent's notification came");
+  const events = sidecar.events.slice(root.from);
+  assert.ok(
+    events.some((event) => event.type === 'background_tasks_changed' && event.payload.delegatedTasksKnownCount === 1),
+    'precondition: the job was a delegated agent task',
+  );
+  assertFollowUpThenUserTurn(events, holderTurnId, REPORT.agent, user, 'agent');
   assert.deepEqual(events.filter(isSyntheticStart).map(turnIdOf), [holderTurnId]);
 });
 
