@@ -666,6 +666,51 @@ describe('BackgroundTaskLifecycle: a user prompt behind the follow-up', () => {
     );
   });
 
+  it('ends a retained turn whose follow-up has not run at the prompt, and reserves the follow-up after the user turn', () => {
+    const { lifecycle, turns, take } = setup();
+    turns.startUserTurn('turn-1');
+    lifecycle.observe(level(['sh', 'local_bash']));
+    lifecycle.observe(taskNotification('sh'));
+    lifecycle.observe(level());
+    assert.equal(lifecycle.onRootResult(SUCCESS), 'retain');
+    take();
+    lifecycle.onUserPromptStarted();
+    assert.deepEqual(take(), [['turn_completed', { turnId: 'turn-1', stopReason: 'background_agent' }]]);
+    turns.startUserTurn('turn-2');
+    lifecycle.onUserTurnActivated();
+    assert.equal(lifecycle.onRootResult(SUCCESS), 'settle');
+    turns.settleActive();
+    lifecycle.onRootSettled();
+    assert.deepEqual(take(), [
+      ['turn_completed', { turnId: 'turn-2', stopReason: 'end_turn' }],
+      ['turn_started', { turnId: 'synthetic-1', synthetic: true }],
+    ]);
+  });
+
+  it('a follow-up kept owed that Claude Code answered with the prompt ends its reservation at the idle after it', () => {
+    const { lifecycle, turns, timers, take } = setup();
+    reservedContinuation(lifecycle, turns, take);
+    lifecycle.onUserPromptStarted();
+    turns.startUserTurn('turn-2');
+    lifecycle.onUserTurnActivated();
+    assert.equal(lifecycle.onRootResult(SUCCESS), 'settle');
+    turns.settleActive();
+    lifecycle.onRootSettled();
+    lifecycle.observe(idle());
+    timers.advance(60_000);
+    assert.deepEqual(
+      take().filter(([type]) => type !== 'background_tasks_quiesced'),
+      [
+        ['turn_completed', { turnId: 'synthetic-1', stopReason: 'background_agent' }],
+        ['turn_completed', { turnId: 'turn-2', stopReason: 'end_turn' }],
+        ['turn_started', { turnId: 'synthetic-2', synthetic: true }],
+        ['turn_completed', { turnId: 'synthetic-2', stopReason: 'background_agent_idle' }],
+      ],
+      'no deadline, no interrupt: the idle right after the user turn ends the reservation',
+    );
+    assert.equal(lifecycle.hasBackgroundWork(), false);
+  });
+
   it('leaves an ordinary active turn alone when a prompt starts', () => {
     const { lifecycle, turns, take } = setup();
     turns.startUserTurn('turn-1');

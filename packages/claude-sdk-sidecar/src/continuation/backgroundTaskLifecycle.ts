@@ -77,6 +77,8 @@ export class BackgroundTaskLifecycle {
   readonly #pendingOwners = new Set<string>();
   /** The root Turn kept open for its follow-up (`retain`), until it ends. */
   #retainedTurnId: string | undefined;
+  /** A follow-up result came since the root Turn was retained: its follow-up ran on it. */
+  #retainedFollowUpRan = false;
   /** Undefined until the Query's first root result; false fences later signals from opening a continuation. */
   #rootSucceeded: boolean | undefined;
   #awaited: AwaitedContinuation | undefined;
@@ -117,6 +119,7 @@ export class BackgroundTaskLifecycle {
       // Several notifications may share one result, so it proves output, not the end of the follow-up.
       this.#confirmStart();
       if (this.#rootSucceeded !== false) this.#notificationPending = true;
+      this.#retainedFollowUpRan = true;
       return 'confirm';
     }
     this.#rootSucceeded = result.succeeded;
@@ -128,6 +131,7 @@ export class BackgroundTaskLifecycle {
     // own result; the follow-up then gets a continuation Turn of its own (`onRootSettled`).
     if (this.#continuationPending() && active !== undefined && this.#pendingOwners.has(active.turnId)) {
       this.#retainedTurnId = active.turnId;
+      this.#retainedFollowUpRan = false;
       return 'retain';
     }
     return 'settle';
@@ -171,14 +175,18 @@ export class BackgroundTaskLifecycle {
    * Measured with the real binary: a prompt sent while a follow-up is owed or running waits in Claude
    * Code's queue behind the job's notification, so the follow-up runs to its own result first and the
    * prompt's echo comes after it, with no idle in between; everything before the echo is the follow-up's.
-   * A reserved continuation whose follow-up has not started yet stays owed: the follow-up runs after this
-   * prompt, on a continuation reserved when the user's Turn settles.
+   * A follow-up that has not run yet (a reserved continuation without output, a retained Turn without a
+   * follow-up result) stays owed: it runs after this prompt, on a continuation reserved when the user's Turn
+   * settles (or, if Claude Code answers it with the prompt, that reservation ends at the idle after it).
    */
   onUserPromptStarted(): void {
     const active = this.#turns.activeTurn();
-    if (!active || !(active.synthetic || active.turnId === this.#retainedTurnId)) return;
-    if (this.#awaited?.turnId === active.turnId) {
+    const retained = active !== undefined && active.turnId === this.#retainedTurnId;
+    if (!active || !(active.synthetic || retained)) return;
+    const followUpOwed = retained ? !this.#retainedFollowUpRan : this.#awaited?.turnId === active.turnId;
+    if (followUpOwed) {
       this.#confirmStart();
+      this.#retainedTurnId = undefined;
     } else {
       this.#clearContinuation();
     }
