@@ -86,7 +86,7 @@ test('a turn never handed to Claude Code ends here without touching the Query', 
 test('a Goal command still waiting for its batch is withdrawn locally', async () => {
   const r = rig({ queuedGoal: 'goal-1' });
   const result = await r.cancel('goal-1');
-  assert.deepEqual(result, canceledBeforeAcceptance('goal-1', 'pending_goal'));
+  assert.deepEqual(result, canceledBeforeAcceptance('goal-1', 'pending_goal', 'query goes on'));
 });
 
 test('a bound turn whose Query is gone reports provider_state_lost and stays running', async () => {
@@ -164,7 +164,7 @@ test('a dispatched turn without identity whose Query is gone ends with one turn_
   assert.ok(generation);
   r.generations.release(generation);
   const result = await r.cancel('t1');
-  assert.deepEqual(result, canceledBeforeAcceptance('t1', 'dispatched'));
+  assert.deepEqual(result, canceledBeforeAcceptance('t1', 'dispatched', 'query goes on'));
   assert.equal(turn.settled, true);
   assert.deepEqual(
     r.log.filter((line) => line.startsWith('turn_canceled')),
@@ -205,7 +205,7 @@ test('a prompt queued behind a running turn is withdrawn: only its turn ends, th
   query.answerWithdrawals(true);
   const generation = r.generations.current;
   const result = await r.cancel('t2');
-  assert.deepEqual(result, canceledBeforeAcceptance('t2', 'dispatched'));
+  assert.deepEqual(result, canceledBeforeAcceptance('t2', 'dispatched', 'query goes on'));
   assert.deepEqual(query.calls, ['cancelAsyncMessage:corr-t2'], 'withdrawn by its correlation uuid, nothing else');
   assert.deepEqual(
     r.log.filter((line) => /^(turn_|fenced)/.test(line)),
@@ -230,7 +230,7 @@ for (const [label, answer] of [
     const { query } = queuedBehindRunningTurn(r);
     query.answerWithdrawals(answer);
     const result = await r.cancel('t2');
-    assert.deepEqual(result, canceledBeforeAcceptance('t2', 'dispatched'));
+    assert.deepEqual(result, canceledBeforeAcceptance('t2', 'dispatched', 'query retired'));
     assert.deepEqual(query.calls, ['cancelAsyncMessage:corr-t2', 'interrupt', 'close']);
     assert.deepEqual(
       r.log.filter((line) => line.startsWith('turn_')),
@@ -246,7 +246,7 @@ test('a prompt with no running turn ahead of it is not withdrawn: Claude Code st
   const query = r.queries[0];
   assert.ok(query);
   query.answerWithdrawals(true);
-  assert.deepEqual(await r.cancel('t1'), canceledBeforeAcceptance('t1', 'dispatched'));
+  assert.deepEqual(await r.cancel('t1'), canceledBeforeAcceptance('t1', 'dispatched', 'query retired'));
   assert.deepEqual(query.calls, ['interrupt', 'close']);
 });
 
@@ -260,7 +260,7 @@ test('a prompt whose echo arrived while Claude Code was asked is not taken as wi
     return true;
   };
   const result = await r.cancel('t2');
-  assert.deepEqual(result, canceledBeforeAcceptance('t2', 'dispatched'));
+  assert.deepEqual(result, canceledBeforeAcceptance('t2', 'dispatched', 'query retired'));
   assert.deepEqual(query.calls, ['interrupt', 'close'], 'the generation was retired');
   assert.deepEqual(
     r.log.filter((line) => line.startsWith('turn_')),

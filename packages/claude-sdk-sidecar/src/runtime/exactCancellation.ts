@@ -60,12 +60,18 @@ export async function cancelExactTurn(
 /** Fences at once, publishes terminals only after the Query's authoritative shutdown. */
 async function cancelFenced(host: ExactCancellationHost, expected: string, shutdown: ShutdownBudget) {
   const { turns, generations } = host;
-  const outcome = (
-    canceled: boolean,
-    disposition: CancelResult['disposition'],
-    providerTurnId = '',
-    dispatchPhase: CancelResult['dispatchPhase'] = 'unknown',
-  ): CancelResult => ({ canceled, disposition, turnId: expected, providerTurnId, dispatchPhase });
+  // `queryRetired` tells the host whether this cancel stopped the session's Claude Code (what it ran may
+  // need reaping) or left it serving the session.
+  const answer =
+    (queryRetired: boolean) =>
+    (
+      canceled: boolean,
+      disposition: CancelResult['disposition'],
+      providerTurnId = '',
+      dispatchPhase: CancelResult['dispatchPhase'] = 'unknown',
+    ): CancelResult => ({ canceled, disposition, turnId: expected, providerTurnId, dispatchPhase, queryRetired });
+  const outcome = answer(false);
+  const retired = answer(true);
   if (host.closed || !expected) return outcome(false, 'absent');
   // A Goal command still waiting for its batch never reached Claude Code: it is withdrawn locally.
   if (host.withdrawQueuedGoal(expected)) return outcome(true, 'pre_accept', '', 'pending_goal');
@@ -84,7 +90,7 @@ async function cancelFenced(host: ExactCancellationHost, expected: string, shutd
     }
     await retireGeneration(host, generation, shutdown);
     const providerTurnId = root.providerTurnId ?? '';
-    return outcome(true, providerTurnId ? 'provider_active' : 'pre_accept', providerTurnId, 'terminal');
+    return retired(true, providerTurnId ? 'provider_active' : 'pre_accept', providerTurnId, 'terminal');
   }
   const turn = target.turn;
   const phase = turn.phase;
@@ -115,7 +121,7 @@ async function cancelFenced(host: ExactCancellationHost, expected: string, shutd
     if (await withdrawQueuedPrompt(host, generation, turn, shutdown)) return outcome(true, 'pre_accept', '', phase);
   }
   await retireGeneration(host, generation, shutdown);
-  return outcome(true, providerTurnId ? 'provider_active' : 'pre_accept', providerTurnId, phase);
+  return retired(true, providerTurnId ? 'provider_active' : 'pre_accept', providerTurnId, phase);
 }
 
 /**

@@ -359,7 +359,7 @@ test('a cancel of the prompt queued behind a running follow-up withdraws it; the
   const syntheticId = await withSyntheticContinuation(h);
   const correlation = await execT2(h);
   h.query().answerWithdrawals(true);
-  assert.deepEqual(await cancelT2(h), canceledBeforeAcceptance('t2', 'dispatched'));
+  assert.deepEqual(await cancelT2(h), canceledBeforeAcceptance('t2', 'dispatched', 'query goes on'));
   assert.deepEqual(
     terminalsOf(h, 't2').map((event) => event.type),
     ['turn_canceled'],
@@ -393,7 +393,7 @@ test('a cancel whose withdrawal Claude Code refuses retires the Query: the follo
   const syntheticId = await withSyntheticContinuation(h);
   const correlation = await execT2(h);
   h.query().answerWithdrawals(false);
-  assert.deepEqual(await cancelT2(h), canceledBeforeAcceptance('t2', 'dispatched'));
+  assert.deepEqual(await cancelT2(h), canceledBeforeAcceptance('t2', 'dispatched', 'query retired'));
   assert.deepEqual(h.query().calls, [`cancelAsyncMessage:${correlation}`, 'interrupt', 'close']);
   assert.deepEqual(
     { synthetic: terminalsOf(h, syntheticId).map((e) => e.type), t2: terminalsOf(h, 't2').map((e) => e.type) },
@@ -419,7 +419,7 @@ test('a prompt that starts while its withdrawal is asked: the follow-up ends fir
     await new Promise((resolve) => setTimeout(resolve, 20));
     return false;
   };
-  assert.deepEqual(await cancelT2(h), canceledBeforeAcceptance('t2', 'dispatched'));
+  assert.deepEqual(await cancelT2(h), canceledBeforeAcceptance('t2', 'dispatched', 'query retired'));
   assert.deepEqual(
     terminalsOf(h, syntheticId).map((event) => event.payload),
     [{ turnId: syntheticId, stopReason: 'background_agent' }],

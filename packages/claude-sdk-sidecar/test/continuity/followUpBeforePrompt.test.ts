@@ -295,6 +295,7 @@ test('a cancel of the prompt sent while the follow-up streams withdraws it: the 
     turnId: user.turnId,
     providerTurnId: '',
     dispatchPhase: 'dispatched',
+    queryRetired: false,
   });
   const userEvents = eventsOfTurn(sidecar.events.slice(root.from, answeredAt), user.turnId);
   assert.deepEqual(

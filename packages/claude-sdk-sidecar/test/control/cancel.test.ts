@@ -124,6 +124,7 @@ describe('cancel through the real sidecar and Claude Code', () => {
     const answer = await session.cancel(turnId);
     assertOk(answer, 'cancel');
     assert.deepEqual(cancelFields(answer), { canceled: true, disposition: 'provider_active', turnId, providerTurnId });
+    assert.equal(answer.payload.queryRetired, true, 'the cancel retired the Query: its Claude Code exits');
     assertPostIdentityPhase(answer);
     const canceled = assertCanceledOnceBefore(turnId, answer);
     assert.equal(canceled.payload.providerTurnId, providerTurnId, 'turn_canceled carries the bound provider turn id');
@@ -213,13 +214,18 @@ describe('cancel through the real sidecar and Claude Code', () => {
     const answer = await session.cancel(queuedTurnId);
     assertOk(answer, 'cancel');
     assert.deepEqual(
-      { ...cancelFields(answer), dispatchPhase: answer.payload.dispatchPhase },
+      {
+        ...cancelFields(answer),
+        dispatchPhase: answer.payload.dispatchPhase,
+        queryRetired: answer.payload.queryRetired,
+      },
       {
         canceled: true,
         disposition: 'pre_accept',
         turnId: queuedTurnId,
         providerTurnId: '',
         dispatchPhase: 'dispatched',
+        queryRetired: false,
       },
     );
     assertCanceledOnceBefore(queuedTurnId, answer);
