@@ -352,6 +352,7 @@ test('cancel mid-stream interrupts the real child and ends the turn canceled bef
     turnId,
     providerTurnId: identity.payload.providerTurnId,
     dispatchPhase: 'streaming',
+    queryRetired: true,
   });
   const terminals = events.filter((event) => isTurnTerminalEventType(event.type));
   assert.deepEqual(

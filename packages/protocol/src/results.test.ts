@@ -31,6 +31,8 @@ test('cancel results carry one of the five dispositions and a known dispatch pha
   assert.ok(cancelResultSchema.safeParse({ ...result, dispatchPhase: 'pending_goal' }).success);
   assert.equal(cancelResultSchema.safeParse({ ...result, disposition: 'unresolved' }).success, false);
   assert.equal(cancelResultSchema.safeParse({ ...result, dispatchPhase: 'done' }).success, false);
+  assert.ok(cancelResultSchema.safeParse({ ...result, queryRetired: false }).success, 'queryRetired is optional');
+  assert.equal(cancelResultSchema.safeParse({ ...result, queryRetired: 'no' }).success, false);
 });
 
 test('interactive results: replayed is optional', () => {

@@ -47,6 +47,12 @@ export const cancelResultSchema = openObject({
   /** Non-empty exactly when the turn had a bound provider identity; "" otherwise. */
   providerTurnId: z.string(),
   dispatchPhase: z.enum(dispatchPhases),
+  /**
+   * An addition: true when this cancel interrupted and closed the session's Query, so its Claude Code
+   * exits (what it ran may need reaping); false when Claude Code goes on serving the session (a prompt
+   * withdrawn from its queue, a turn it never received, nothing canceled). Absent from the original.
+   */
+  queryRetired: z.boolean().optional(),
 });
 export type CancelResult = z.output<typeof cancelResultSchema>;
 

@@ -569,39 +569,176 @@ describe('BackgroundTaskLifecycle: start timeout', () => {
   });
 });
 
-describe('BackgroundTaskLifecycle: exec, cancel, reset', () => {
-  it('closes an active synthetic turn on exec, once, without a later timeout', () => {
-    const { lifecycle, timers, take } = setup();
-    lifecycle.observe(taskNotification('sh'));
-    lifecycle.onExec();
-    lifecycle.onExec();
+/** The root launched a job and settled; its notification reserved `synthetic-1`; the log is drained. */
+function reservedContinuation(lifecycle: BackgroundTaskLifecycle, turns: FakeTurns, take: () => Recorded[]): void {
+  launchAndSettle(lifecycle, turns);
+  lifecycle.onRootSettled();
+  lifecycle.observe(idle());
+  lifecycle.observe(taskUpdated('sh', 'completed'));
+  lifecycle.observe(taskNotification('sh'));
+  lifecycle.observe(level());
+  assert.deepEqual(
+    take().filter(([type]) => type === 'turn_started'),
+    [['turn_started', { turnId: 'synthetic-1', synthetic: true }]],
+  );
+}
+
+describe('BackgroundTaskLifecycle: a user prompt behind the follow-up', () => {
+  // Measured with the real binary: a prompt sent while a follow-up is owed or running starts only after the
+  // follow-up's own (task-notification) result, with no idle in between; its echo is the boundary.
+  it('ends the continuation at the prompt, after the follow-up ran, with background_agent; nothing is owed after', () => {
+    const { lifecycle, turns, timers, take } = setup();
+    reservedContinuation(lifecycle, turns, take);
+    lifecycle.observe(rootStream());
+    lifecycle.observe(rootAssistant());
+    assert.equal(lifecycle.onRootResult(FOLLOW_UP), 'confirm');
+    assert.deepEqual(take(), [], 'the follow-up result alone ends nothing: more follow-up may come');
+
+    lifecycle.onUserPromptStarted();
+    assert.deepEqual(take(), [['turn_completed', { turnId: 'synthetic-1', stopReason: 'background_agent' }]]);
+    turns.startUserTurn('turn-2');
+    lifecycle.onUserTurnActivated();
+    assert.equal(lifecycle.onRootResult(SUCCESS), 'settle', 'the user turn ends with its own result');
+    turns.settleActive();
+    lifecycle.onRootSettled();
+    lifecycle.observe(idle());
     timers.advance(60_000);
+    assert.deepEqual(
+      take().filter(([type]) => type !== 'background_tasks_quiesced'),
+      [['turn_completed', { turnId: 'turn-2', stopReason: 'end_turn' }]],
+      'no continuation is reserved again and no deadline fires',
+    );
+    assert.equal(lifecycle.hasBackgroundWork(), false);
+  });
+
+  it('ends a reservation whose follow-up has not started, keeps the follow-up owed, and reserves it again after the user turn', () => {
+    const { lifecycle, turns, timers, take } = setup();
+    reservedContinuation(lifecycle, turns, take);
+    lifecycle.onUserPromptStarted();
+    assert.deepEqual(take(), [['turn_completed', { turnId: 'synthetic-1', stopReason: 'background_agent' }]]);
+    assert.equal(lifecycle.hasBackgroundWork(), true, 'the follow-up is still owed');
+    turns.startUserTurn('turn-2');
+    lifecycle.onUserTurnActivated();
+    timers.advance(60_000);
+    assert.deepEqual(
+      take().filter(([type]) => type !== 'background_tasks_quiesced'),
+      [],
+      "the ended reservation's deadline no longer fires",
+    );
+    assert.equal(lifecycle.onRootResult(SUCCESS), 'settle', "turn-2 is not retained for turn-1's work");
+    turns.settleActive();
+    lifecycle.onRootSettled();
+    lifecycle.observe(rootAssistant());
+    assert.equal(lifecycle.onRootResult(FOLLOW_UP), 'confirm');
+    lifecycle.observe(idle());
     assert.deepEqual(take(), [
-      ['turn_started', { turnId: 'synthetic-1', synthetic: true }],
-      ['turn_completed', { turnId: 'synthetic-1', stopReason: 'background_agent' }],
+      ['turn_completed', { turnId: 'turn-2', stopReason: 'end_turn' }],
+      ['turn_started', { turnId: 'synthetic-2', synthetic: true }],
+      ['turn_completed', { turnId: 'synthetic-2', stopReason: 'background_agent_idle' }],
     ]);
   });
 
-  it('rejects the rest of a continuation closed by exec, up to its result, until the user turn activates', () => {
-    const { lifecycle } = setup();
+  it('ends the launching turn retained for its follow-up at the prompt, with background_agent, once', () => {
+    const { lifecycle, turns, timers, take } = setup();
+    turns.startUserTurn('turn-1');
+    lifecycle.observe(level(['sh', 'local_bash']));
+    lifecycle.observe(taskUpdated('sh', 'completed'));
     lifecycle.observe(taskNotification('sh'));
-    lifecycle.onExec();
-    assert.equal(lifecycle.isRejectingTimedOutContinuation(), true, 'the rest of the follow-up is nobody output');
-    assert.equal(lifecycle.rejectLateRootResult(), true, "the follow-up's own result is dropped");
-    assert.equal(lifecycle.rejectLateRootResult(), false, 'only that one');
-    lifecycle.observe(taskNotification('sh2'));
-    lifecycle.onExec();
+    lifecycle.observe(level());
+    assert.equal(lifecycle.onRootResult(SUCCESS), 'retain');
+    lifecycle.observe(rootAssistant());
+    assert.equal(lifecycle.onRootResult(FOLLOW_UP), 'confirm');
+    take();
+
+    lifecycle.onUserPromptStarted();
+    lifecycle.onUserPromptStarted();
+    assert.deepEqual(take(), [['turn_completed', { turnId: 'turn-1', stopReason: 'background_agent' }]]);
+    turns.startUserTurn('turn-2');
     lifecycle.onUserTurnActivated();
-    assert.equal(lifecycle.isRejectingTimedOutContinuation(), false, 'the user prompt echo ends the rejection');
+    assert.equal(lifecycle.onRootResult(SUCCESS), 'settle');
+    turns.settleActive();
+    lifecycle.onRootSettled();
+    lifecycle.observe(idle());
+    timers.advance(60_000);
+    assert.deepEqual(
+      take().filter(([type]) => type !== 'background_tasks_quiesced'),
+      [['turn_completed', { turnId: 'turn-2', stopReason: 'end_turn' }]],
+    );
   });
 
-  it('leaves an ordinary active turn alone on exec', () => {
+  it('ends a retained turn whose follow-up has not run at the prompt, and reserves the follow-up after the user turn', () => {
     const { lifecycle, turns, take } = setup();
     turns.startUserTurn('turn-1');
-    lifecycle.onExec();
+    lifecycle.observe(level(['sh', 'local_bash']));
+    lifecycle.observe(taskNotification('sh'));
+    lifecycle.observe(level());
+    assert.equal(lifecycle.onRootResult(SUCCESS), 'retain');
+    take();
+    lifecycle.onUserPromptStarted();
+    assert.deepEqual(take(), [['turn_completed', { turnId: 'turn-1', stopReason: 'background_agent' }]]);
+    turns.startUserTurn('turn-2');
+    lifecycle.onUserTurnActivated();
+    assert.equal(lifecycle.onRootResult(SUCCESS), 'settle');
+    turns.settleActive();
+    lifecycle.onRootSettled();
+    assert.deepEqual(take(), [
+      ['turn_completed', { turnId: 'turn-2', stopReason: 'end_turn' }],
+      ['turn_started', { turnId: 'synthetic-1', synthetic: true }],
+    ]);
+  });
+
+  it('a follow-up kept owed that Claude Code answered with the prompt ends its reservation at the idle after it', () => {
+    const { lifecycle, turns, timers, take } = setup();
+    reservedContinuation(lifecycle, turns, take);
+    lifecycle.onUserPromptStarted();
+    turns.startUserTurn('turn-2');
+    lifecycle.onUserTurnActivated();
+    assert.equal(lifecycle.onRootResult(SUCCESS), 'settle');
+    turns.settleActive();
+    lifecycle.onRootSettled();
+    lifecycle.observe(idle());
+    timers.advance(60_000);
+    assert.deepEqual(
+      take().filter(([type]) => type !== 'background_tasks_quiesced'),
+      [
+        ['turn_completed', { turnId: 'synthetic-1', stopReason: 'background_agent' }],
+        ['turn_completed', { turnId: 'turn-2', stopReason: 'end_turn' }],
+        ['turn_started', { turnId: 'synthetic-2', synthetic: true }],
+        ['turn_completed', { turnId: 'synthetic-2', stopReason: 'background_agent_idle' }],
+      ],
+      'no deadline, no interrupt: the idle right after the user turn ends the reservation',
+    );
+    assert.equal(lifecycle.hasBackgroundWork(), false);
+  });
+
+  it('leaves an ordinary active turn alone when a prompt starts', () => {
+    const { lifecycle, turns, take } = setup();
+    turns.startUserTurn('turn-1');
+    lifecycle.onUserPromptStarted();
+    assert.deepEqual(take(), []);
+    // A turn that was retained once and ended at idle is not retained any more.
+    lifecycle.observe(level(['sh', 'local_bash']));
+    lifecycle.observe(taskNotification('sh'));
+    lifecycle.observe(level());
+    assert.equal(lifecycle.onRootResult(SUCCESS), 'retain');
+    lifecycle.observe(idle());
+    take();
+    turns.startUserTurn('turn-1');
+    lifecycle.onUserPromptStarted();
     assert.deepEqual(take(), []);
   });
 
+  it("never makes the output before the prompt nobody's: no rejection is armed", () => {
+    const { lifecycle, turns, take } = setup();
+    reservedContinuation(lifecycle, turns, take);
+    lifecycle.observe(rootAssistant());
+    lifecycle.onUserPromptStarted();
+    assert.equal(lifecycle.isRejectingTimedOutContinuation(), false);
+    assert.equal(lifecycle.rejectLateRootResult(), false);
+  });
+});
+
+describe('BackgroundTaskLifecycle: cancel, reset', () => {
   it('cancel clears the quiescence timer and the continuation and fences later signals', () => {
     const { lifecycle, turns, timers, take } = setup();
     turns.startUserTurn('turn-1');

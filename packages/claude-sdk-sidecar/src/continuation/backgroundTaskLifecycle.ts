@@ -57,7 +57,9 @@ interface AwaitedContinuation {
  * Claude Code reports its live background tasks as a replace-set and, when one ends, runs a follow-up on
  * its own. That follow-up belongs to the Turn that launched the work when it is still open (the Turn is
  * retained until the session goes idle), or else to one synthetic Turn reserved for it: a later user Turn
- * is never retained for it. Every Turn it touches ends once.
+ * is never retained for it. A user prompt sent meanwhile waits in Claude Code behind the follow-up, so
+ * the Turn holding the follow-up ends when that prompt starts, not when it is sent. Every Turn it touches
+ * ends once.
  */
 export class BackgroundTaskLifecycle {
   readonly #emit: EmitEvent;
@@ -73,6 +75,10 @@ export class BackgroundTaskLifecycle {
   #notificationPending = false;
   /** The Turns whose background work the pending follow-up is (the Turn running when each task was launched). */
   readonly #pendingOwners = new Set<string>();
+  /** The root Turn kept open for its follow-up (`retain`), until it ends. */
+  #retainedTurnId: string | undefined;
+  /** A follow-up result came since the root Turn was retained: its follow-up ran on it. */
+  #retainedFollowUpRan = false;
   /** Undefined until the Query's first root result; false fences later signals from opening a continuation. */
   #rootSucceeded: boolean | undefined;
   #awaited: AwaitedContinuation | undefined;
@@ -113,6 +119,7 @@ export class BackgroundTaskLifecycle {
       // Several notifications may share one result, so it proves output, not the end of the follow-up.
       this.#confirmStart();
       if (this.#rootSucceeded !== false) this.#notificationPending = true;
+      this.#retainedFollowUpRan = true;
       return 'confirm';
     }
     this.#rootSucceeded = result.succeeded;
@@ -122,9 +129,12 @@ export class BackgroundTaskLifecycle {
     }
     // Only the Turn that launched the background work waits for its follow-up. Any later Turn ends with its
     // own result; the follow-up then gets a continuation Turn of its own (`onRootSettled`).
-    return this.#continuationPending() && active !== undefined && this.#pendingOwners.has(active.turnId)
-      ? 'retain'
-      : 'settle';
+    if (this.#continuationPending() && active !== undefined && this.#pendingOwners.has(active.turnId)) {
+      this.#retainedTurnId = active.turnId;
+      this.#retainedFollowUpRan = false;
+      return 'retain';
+    }
+    return 'settle';
   }
 
   /** A root result settled its Turn: a follow-up still owed by earlier background work gets its own Turn now. */
@@ -143,8 +153,8 @@ export class BackgroundTaskLifecycle {
   }
 
   /**
-   * While true (a continuation timed out or was closed by an exec), output that is not a user prompt echo
-   * must not activate a Turn or open a synthetic one.
+   * While true (a continuation timed out), output that is not a user prompt echo must not activate a Turn
+   * or open a synthetic one.
    */
   isRejectingTimedOutContinuation(): boolean {
     return this.#rejecting;
@@ -160,16 +170,27 @@ export class BackgroundTaskLifecycle {
   }
 
   /**
-   * A new `exec` closes a synthetic continuation Turn: the user's prompt takes over. The Query stays, and
-   * the prompt runs after the follow-up, so the rest of the follow-up up to its result is rejected like
-   * the output of a timed-out continuation: it is nobody's output.
+   * Claude Code started a user's prompt (its echo arrived): the Turn holding background follow-up output
+   * (a synthetic continuation, or the launching Turn retained for it) ends now with `background_agent`.
+   * Measured with the real binary: a prompt sent while a follow-up is owed or running waits in Claude
+   * Code's queue behind the job's notification, so the follow-up runs to its own result first and the
+   * prompt's echo comes after it, with no idle in between; everything before the echo is the follow-up's.
+   * A follow-up that has not run yet (a reserved continuation without output, a retained Turn without a
+   * follow-up result) stays owed: it runs after this prompt, on a continuation reserved when the user's Turn
+   * settles (or, if Claude Code answers it with the prompt, that reservation ends at the idle after it).
    */
-  onExec(): void {
+  onUserPromptStarted(): void {
     const active = this.#turns.activeTurn();
-    if (!active?.synthetic) return;
-    this.#clearContinuation();
+    const retained = active !== undefined && active.turnId === this.#retainedTurnId;
+    if (!active || !(active.synthetic || retained)) return;
+    const followUpOwed = retained ? !this.#retainedFollowUpRan : this.#awaited?.turnId === active.turnId;
+    if (followUpOwed) {
+      this.#confirmStart();
+      this.#retainedTurnId = undefined;
+    } else {
+      this.#clearContinuation();
+    }
     this.#turns.completeTurn(active.turnId, 'background_agent');
-    this.#rejecting = true;
   }
 
   /**
@@ -351,6 +372,7 @@ export class BackgroundTaskLifecycle {
     this.#levelPending = false;
     this.#notificationPending = false;
     this.#pendingOwners.clear();
+    this.#retainedTurnId = undefined;
     this.#confirmStart();
     return had;
   }

@@ -123,6 +123,34 @@ describe('CancelDiagnostics', () => {
     });
   });
 
+  it("writes a prompt withdrawal's stages with its answer", async () => {
+    const lines = await withDiagnosticSinkForTest((captured) => {
+      const diagnostics = new CancelDiagnostics({ ...ids, turnId: 'turn-2' }, { pid: 1 });
+      diagnostics.observeShutdown({ stage: 'prompt_withdraw_started', generationId: 4, timeoutMs: 500 });
+      diagnostics.observeShutdown({
+        stage: 'prompt_withdraw_answered',
+        generationId: 4,
+        durationMs: 3,
+        withdrawn: true,
+      });
+      return [...captured];
+    });
+    const [started, answered] = lines.map(parse);
+    assert.deepEqual(
+      { stage: started.stage, generationId: started.generationId, timeoutMs: started.timeoutMs },
+      { stage: 'prompt_withdraw_started', generationId: 4, timeoutMs: 500 },
+    );
+    assert.deepEqual(
+      {
+        stage: answered.stage,
+        durationMs: answered.durationMs,
+        withdrawn: answered.withdrawn,
+        turnId: answered.turnId,
+      },
+      { stage: 'prompt_withdraw_answered', durationMs: 3, withdrawn: true, turnId: 'turn-2' },
+    );
+  });
+
   it('copies only allow-listed fields from shutdown stages', async () => {
     const lines = await withDiagnosticSinkForTest((captured) => {
       const diagnostics = new CancelDiagnostics(ids, { pid: 1 });

@@ -26,10 +26,31 @@ export interface CancelOutcome {
 export type QueryTerminationMode = 'interrupt_acknowledged' | 'transport_closed';
 
 /**
- * One step of a Query generation's bounded shutdown, reported by the generation as it happens.
+ * One step of what a cancel does to a Query generation, reported by the generation as it happens: the
+ * withdrawal of a prompt still queued in Claude Code, or the generation's bounded shutdown.
  * Errors are passed raw; the writer decides what of them may be logged.
  */
 export type QueryShutdownStage =
+  | { readonly stage: 'prompt_withdraw_started'; readonly generationId: number; readonly timeoutMs: number }
+  | {
+      readonly stage: 'prompt_withdraw_answered';
+      readonly generationId: number;
+      readonly durationMs: number;
+      /** Claude Code dropped the prompt; false when it had already started it. */
+      readonly withdrawn: boolean;
+    }
+  | {
+      readonly stage: 'prompt_withdraw_failed';
+      readonly generationId: number;
+      readonly durationMs: number;
+      readonly error: unknown;
+    }
+  | {
+      readonly stage: 'prompt_withdraw_timed_out';
+      readonly generationId: number;
+      readonly durationMs: number;
+      readonly timeoutMs: number;
+    }
   | {
       readonly stage: 'shutdown_started';
       readonly generationId: number;
@@ -79,6 +100,7 @@ const shutdownFields = [
   'durationMs',
   'timeoutMs',
   'terminationMode',
+  'withdrawn',
 ] as const;
 
 export interface CancelDiagnosticsOptions {
@@ -87,8 +109,8 @@ export interface CancelDiagnosticsOptions {
 }
 
 /**
- * The `CLAUDE_CODE_CANCEL_DIAGNOSTIC` trail of one cancel request: received, every shutdown stage of the
- * Query generation it retires, then succeeded or failed. Create it when the request arrives: each record
+ * The `CLAUDE_CODE_CANCEL_DIAGNOSTIC` trail of one cancel request: received, the withdrawal of a queued
+ * prompt and every shutdown stage of the Query generation it retires, then succeeded or failed. Create it when the request arrives: each record
  * carries the request's ids and the milliseconds since then (`elapsedMs`).
  */
 export class CancelDiagnostics {

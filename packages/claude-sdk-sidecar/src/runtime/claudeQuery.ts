@@ -10,6 +10,12 @@ export interface ClaudeQuery extends AsyncIterable<SDKMessage> {
   initializationResult?(): Promise<{ models?: ModelInfo[] }>;
   getContextUsage?(): Promise<unknown>;
   stopTask?(taskId: string): Promise<unknown>;
+  /**
+   * Drops a prompt still waiting in Claude Code's queue (control request `cancel_async_message`): true when
+   * it was withdrawn, false when it had already been taken off the queue to run. The SDK's Query has this
+   * method although its declarations do not list it (0.3.332; the request type is declared).
+   */
+  cancelAsyncMessage?(messageUuid: string): Promise<boolean>;
   setModel?(model?: string): Promise<void>;
   setPermissionMode?(mode: PermissionMode): Promise<unknown>;
   applyFlagSettings?(settings: Record<string, unknown>): Promise<void>;

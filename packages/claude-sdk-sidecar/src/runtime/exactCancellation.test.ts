@@ -86,7 +86,7 @@ test('a turn never handed to Claude Code ends here without touching the Query', 
 test('a Goal command still waiting for its batch is withdrawn locally', async () => {
   const r = rig({ queuedGoal: 'goal-1' });
   const result = await r.cancel('goal-1');
-  assert.deepEqual(result, canceledBeforeAcceptance('goal-1', 'pending_goal'));
+  assert.deepEqual(result, canceledBeforeAcceptance('goal-1', 'pending_goal', 'query goes on'));
 });
 
 test('a bound turn whose Query is gone reports provider_state_lost and stays running', async () => {
@@ -164,7 +164,7 @@ test('a dispatched turn without identity whose Query is gone ends with one turn_
   assert.ok(generation);
   r.generations.release(generation);
   const result = await r.cancel('t1');
-  assert.deepEqual(result, canceledBeforeAcceptance('t1', 'dispatched'));
+  assert.deepEqual(result, canceledBeforeAcceptance('t1', 'dispatched', 'query goes on'));
   assert.equal(turn.settled, true);
   assert.deepEqual(
     r.log.filter((line) => line.startsWith('turn_canceled')),
@@ -185,5 +185,85 @@ test('a canceled turn that settled some other way during the shutdown raises the
     r.log.filter((line) => /^turn_/.test(line)),
     ['turn_failed:t1'],
     'no second terminal',
+  );
+});
+
+/** t1 runs (bound, active) and t2's prompt waits behind it in the same Query. */
+function queuedBehindRunningTurn(r: ReturnType<typeof rig>) {
+  const running = r.dispatched('t1');
+  r.turns.bindIdentity(running, 'provider-turn-1');
+  r.turns.activate(running);
+  const queued = r.dispatched('t2');
+  const query = r.queries[0];
+  assert.ok(query);
+  return { running, queued, query };
+}
+
+test('a prompt queued behind a running turn is withdrawn: only its turn ends, the Query and the running turn go on', async () => {
+  const r = rig();
+  const { running, query } = queuedBehindRunningTurn(r);
+  query.answerWithdrawals(true);
+  const generation = r.generations.current;
+  const result = await r.cancel('t2');
+  assert.deepEqual(result, canceledBeforeAcceptance('t2', 'dispatched', 'query goes on'));
+  assert.deepEqual(query.calls, ['cancelAsyncMessage:corr-t2'], 'withdrawn by its correlation uuid, nothing else');
+  assert.deepEqual(
+    r.log.filter((line) => /^(turn_|fenced)/.test(line)),
+    ['turn_canceled:t2'],
+    'one terminal, and nothing of the session is fenced',
+  );
+  assert.equal(r.generations.current, generation, 'the Query stays in service');
+  assert.deepEqual(
+    { active: running.active, settled: running.settled, canceling: running.canceling },
+    { active: true, settled: false, canceling: false },
+  );
+  assert.equal((await r.cancel('t2')).disposition, 'absent', 'asked again: it already ended');
+});
+
+for (const [label, answer] of [
+  ['refuses (the prompt had started)', false],
+  ['fails', new Error('control request failed')],
+  ['does not answer within the interrupt budget', 'hang'],
+] as const) {
+  test(`a withdrawal Claude Code ${label} falls back to retiring the generation: every turn of it ends once`, async () => {
+    const r = rig();
+    const { query } = queuedBehindRunningTurn(r);
+    query.answerWithdrawals(answer);
+    const result = await r.cancel('t2');
+    assert.deepEqual(result, canceledBeforeAcceptance('t2', 'dispatched', 'query retired'));
+    assert.deepEqual(query.calls, ['cancelAsyncMessage:corr-t2', 'interrupt', 'close']);
+    assert.deepEqual(
+      r.log.filter((line) => line.startsWith('turn_')),
+      ['turn_canceled:t1', 'turn_canceled:t2'],
+    );
+    assert.equal(r.generations.current, undefined);
+  });
+}
+
+test('a prompt with no running turn ahead of it is not withdrawn: Claude Code starts it next', async () => {
+  const r = rig();
+  r.dispatched('t1');
+  const query = r.queries[0];
+  assert.ok(query);
+  query.answerWithdrawals(true);
+  assert.deepEqual(await r.cancel('t1'), canceledBeforeAcceptance('t1', 'dispatched', 'query retired'));
+  assert.deepEqual(query.calls, ['interrupt', 'close']);
+});
+
+test('a prompt whose echo arrived while Claude Code was asked is not taken as withdrawn, whatever the answer', async () => {
+  const r = rig();
+  const { running, queued, query } = queuedBehindRunningTurn(r);
+  query.cancelAsyncMessage = async () => {
+    // Meanwhile the running turn ended and the queued prompt started: its turn was activated.
+    r.turns.settle(running, { type: 'turn_completed', stopReason: 'end_turn' });
+    r.turns.activate(queued);
+    return true;
+  };
+  const result = await r.cancel('t2');
+  assert.deepEqual(result, canceledBeforeAcceptance('t2', 'dispatched', 'query retired'));
+  assert.deepEqual(query.calls, ['interrupt', 'close'], 'the generation was retired');
+  assert.deepEqual(
+    r.log.filter((line) => line.startsWith('turn_')),
+    ['turn_completed:t1', 'turn_canceled:t2'],
   );
 });

@@ -4,7 +4,7 @@ import { SidecarError } from '../diagnostics/diagnosticLine.ts';
 import type { RequestContext } from '../shared/sidecarSession.ts';
 import type { GenerationLifecycle } from './generationLifecycle.ts';
 import type { QueryGeneration } from './queryGeneration.ts';
-import type { TurnLifecycle } from './turnLifecycle.ts';
+import type { RuntimeTurn, TurnLifecycle } from './turnLifecycle.ts';
 
 /** What the exact-cancel procedure needs from the session it cancels in. */
 export interface ExactCancellationHost {
@@ -60,12 +60,18 @@ export async function cancelExactTurn(
 /** Fences at once, publishes terminals only after the Query's authoritative shutdown. */
 async function cancelFenced(host: ExactCancellationHost, expected: string, shutdown: ShutdownBudget) {
   const { turns, generations } = host;
-  const outcome = (
-    canceled: boolean,
-    disposition: CancelResult['disposition'],
-    providerTurnId = '',
-    dispatchPhase: CancelResult['dispatchPhase'] = 'unknown',
-  ): CancelResult => ({ canceled, disposition, turnId: expected, providerTurnId, dispatchPhase });
+  // `queryRetired` tells the host whether this cancel stopped the session's Claude Code (what it ran may
+  // need reaping) or left it serving the session.
+  const answer =
+    (queryRetired: boolean) =>
+    (
+      canceled: boolean,
+      disposition: CancelResult['disposition'],
+      providerTurnId = '',
+      dispatchPhase: CancelResult['dispatchPhase'] = 'unknown',
+    ): CancelResult => ({ canceled, disposition, turnId: expected, providerTurnId, dispatchPhase, queryRetired });
+  const outcome = answer(false);
+  const retired = answer(true);
   if (host.closed || !expected) return outcome(false, 'absent');
   // A Goal command still waiting for its batch never reached Claude Code: it is withdrawn locally.
   if (host.withdrawQueuedGoal(expected)) return outcome(true, 'pre_accept', '', 'pending_goal');
@@ -84,7 +90,7 @@ async function cancelFenced(host: ExactCancellationHost, expected: string, shutd
     }
     await retireGeneration(host, generation, shutdown);
     const providerTurnId = root.providerTurnId ?? '';
-    return outcome(true, providerTurnId ? 'provider_active' : 'pre_accept', providerTurnId, 'terminal');
+    return retired(true, providerTurnId ? 'provider_active' : 'pre_accept', providerTurnId, 'terminal');
   }
   const turn = target.turn;
   const phase = turn.phase;
@@ -109,8 +115,35 @@ async function cancelFenced(host: ExactCancellationHost, expected: string, shutd
     turns.commitCancellation(turn);
     return outcome(true, 'pre_accept', '', phase);
   }
+  if (target.kind === 'queued' && target.differentActiveTurn && !providerTurnId) {
+    // Claude Code runs this prompt only after the running turn (a user's, or a background follow-up's): it
+    // still waits in Claude Code's queue and is withdrawn, so the running turn goes on untouched.
+    if (await withdrawQueuedPrompt(host, generation, turn, shutdown)) return outcome(true, 'pre_accept', '', phase);
+  }
   await retireGeneration(host, generation, shutdown);
-  return outcome(true, providerTurnId ? 'provider_active' : 'pre_accept', providerTurnId, phase);
+  return retired(true, providerTurnId ? 'provider_active' : 'pre_accept', providerTurnId, phase);
+}
+
+/**
+ * Withdraws the prompt of a turn queued behind another from Claude Code's queue and ends the turn; false
+ * when Claude Code did not drop it (it started meanwhile, refused, or did not answer within the interrupt
+ * budget): the caller then retires the generation as for any dispatched turn.
+ */
+async function withdrawQueuedPrompt(
+  host: ExactCancellationHost,
+  generation: QueryGeneration,
+  turn: RuntimeTurn,
+  shutdown: ShutdownBudget,
+): Promise<boolean> {
+  const withdrawn = await generation.withdrawPrompt(turn.correlationId, {
+    timeoutMs: shutdown.interruptTimeoutMs,
+    observe: shutdown.observe,
+  });
+  // Its echo arrived while Claude Code was asked: it started after all, whatever the answer says.
+  if (!withdrawn || turn.activated || !host.generations.isCurrent(generation)) return false;
+  if (!host.turns.commitCancellation(turn))
+    throw new SidecarError(`Claude SDK lost canceled Query turn ${turn.turnId}`);
+  return true;
 }
 
 /**

@@ -38,6 +38,11 @@ export interface MessageRouterHost {
   observeGoal(message: SDKMessage): Promise<void> | undefined;
   /** Goal verdicts still in the transcript, read before a root result settles; a promise when there is work. */
   drainGoalEvidence(): Promise<void> | undefined;
+  /**
+   * Claude Code started one of the session's prompts (its echo arrived), before its Turn is bound: a Turn
+   * still holding background follow-up output ends first.
+   */
+  onUserPromptStarted(): void;
   /** A real user prompt activated its Turn. */
   onUserTurnActivated(turn: RuntimeTurn): void;
   /**
@@ -100,7 +105,14 @@ export class MessageRouter {
 
   #routeEcho(message: SDKMessage, echo: RootPromptEcho): void {
     const { turns, projector } = this.#host;
-    const turn = turns.awaitingCorrelation(echo.correlationId);
+    const turn = turns.withCorrelation(echo.correlationId);
+    if (turn) this.#host.onUserPromptStarted();
+    if (turn?.canceling) {
+      // Claude Code started a prompt whose cancel is still deciding (it was asked to withdraw it): the turn
+      // is running after all, and as the active turn its output is dropped until the cancel ends it.
+      turns.activate(turn);
+      return;
+    }
     if (turn && turns.bindIdentity(turn, echo.providerTurnId) !== 'conflict') {
       turns.activate(turn);
       this.#host.onUserTurnActivated(turn);

@@ -121,3 +121,37 @@ test('a stream that ends on its own is reported once with its failure', async ()
   await new Promise((resolve) => setTimeout(resolve, 5));
   assert.deepEqual(failures, [error]);
 });
+
+test('withdrawPrompt asks Claude Code to drop the queued prompt and reports its answer', async () => {
+  for (const answer of [true, false]) {
+    const { query, generation: g } = consumingGeneration((q) => q.answerWithdrawals(answer));
+    const record = recorder();
+    assert.equal(await g.withdrawPrompt('prompt-uuid', { timeoutMs: 50, observe: record.observe }), answer);
+    assert.deepEqual(query.calls, ['cancelAsyncMessage:prompt-uuid'], 'nothing else happens to the Query');
+    assert.equal(g.revoked, false);
+    assert.deepEqual(record.names(), ['prompt_withdraw_started', 'prompt_withdraw_answered']);
+    assert.equal((record.stages[1] as { withdrawn?: unknown }).withdrawn, answer);
+  }
+});
+
+test('withdrawPrompt is false when the request fails, is not answered in time, or cannot be made', async () => {
+  const failing = consumingGeneration((q) => q.answerWithdrawals(new Error('control request failed')));
+  const failed = recorder();
+  assert.equal(await failing.generation.withdrawPrompt('u', { timeoutMs: 50, observe: failed.observe }), false);
+  assert.deepEqual(failed.names(), ['prompt_withdraw_started', 'prompt_withdraw_failed']);
+
+  const hanging = consumingGeneration((q) => q.answerWithdrawals('hang'));
+  const timedOut = recorder();
+  assert.equal(await hanging.generation.withdrawPrompt('u', { timeoutMs: 20, observe: timedOut.observe }), false);
+  assert.deepEqual(timedOut.names(), ['prompt_withdraw_started', 'prompt_withdraw_timed_out']);
+
+  const unsupported = consumingGeneration();
+  const none = recorder();
+  assert.equal(await unsupported.generation.withdrawPrompt('u', { timeoutMs: 20, observe: none.observe }), false);
+  assert.deepEqual(none.names(), [], 'a Query without the request is not asked');
+
+  const revoked = consumingGeneration((q) => q.answerWithdrawals(true));
+  revoked.generation.revoke();
+  assert.equal(await revoked.generation.withdrawPrompt('u', { timeoutMs: 20 }), false);
+  assert.deepEqual(revoked.query.calls, [], 'a revoked generation is never asked');
+});

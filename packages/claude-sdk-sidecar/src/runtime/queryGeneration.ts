@@ -80,13 +80,7 @@ export class QueryGeneration {
   async shutdown(options: ShutdownOptions): Promise<{ terminationMode: QueryTerminationMode }> {
     const interruptTimeoutMs = positiveOr(options.interruptTimeoutMs, DEFAULT_INTERRUPT_TIMEOUT_MS);
     const drainTimeoutMs = positiveOr(options.drainTimeoutMs, DEFAULT_DRAIN_TIMEOUT_MS);
-    const observe = (event: Parameters<QueryShutdownObserver>[0]): void => {
-      try {
-        options.observe?.(event);
-      } catch {
-        // An observer must never change the outcome of a shutdown.
-      }
-    };
+    const observe = safely(options.observe);
     const generationId = this.id;
     const shutdownStartedAt = performance.now();
     this.revoke();
@@ -142,6 +136,39 @@ export class QueryGeneration {
     observe({ stage: 'consumption_settled', generationId, durationMs: elapsed(waitStartedAt) });
     observe({ stage: 'shutdown_succeeded', generationId, durationMs: elapsed(shutdownStartedAt), terminationMode });
     return { terminationMode };
+  }
+
+  /**
+   * Asks Claude Code to drop a prompt of this generation that is still waiting in its queue, within
+   * `timeoutMs`; nothing else happens to the Query. False unless Claude Code answered that it dropped it:
+   * the prompt had started, the Query cannot withdraw, refused, or did not answer in time.
+   */
+  async withdrawPrompt(
+    uuid: string,
+    options: { timeoutMs: number; observe?: QueryShutdownObserver },
+  ): Promise<boolean> {
+    const cancelAsyncMessage = this.query.cancelAsyncMessage;
+    if (this.#revoked || !cancelAsyncMessage) return false;
+    const observe = safely(options.observe);
+    const generationId = this.id;
+    const startedAt = performance.now();
+    observe({ stage: 'prompt_withdraw_started', generationId, timeoutMs: options.timeoutMs });
+    let withdrawn = false;
+    const outcome = await settleWithin(
+      cancelAsyncMessage.call(this.query, uuid).then((answer) => {
+        withdrawn = answer === true;
+      }),
+      options.timeoutMs,
+    );
+    const durationMs = elapsed(startedAt);
+    if (outcome.kind === 'fulfilled') {
+      observe({ stage: 'prompt_withdraw_answered', generationId, durationMs, withdrawn });
+      return withdrawn;
+    }
+    if (outcome.kind === 'rejected')
+      observe({ stage: 'prompt_withdraw_failed', generationId, durationMs, error: outcome.error });
+    else observe({ stage: 'prompt_withdraw_timed_out', generationId, durationMs, timeoutMs: options.timeoutMs });
+    return false;
   }
 
   /**
@@ -216,6 +243,17 @@ async function settleWithin(
     clearTimeout(timer);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/** An observer must never change the outcome of what it observes. */
+function safely(observe: QueryShutdownObserver | undefined): QueryShutdownObserver {
+  return (event) => {
+    try {
+      observe?.(event);
+    } catch {
+      // Ignored: a diagnostic that fails is only a diagnostic lost.
+    }
+  };
 }
 
 function positiveOr(value: number | undefined, fallback: number): number {

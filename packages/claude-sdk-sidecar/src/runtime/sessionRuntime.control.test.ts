@@ -171,7 +171,7 @@ test('pre_accept (pending_goal): a deferred Goal command is withdrawn locally', 
   await h.runtime.start();
   await h.runtime.exec(execPayload('goal-1', { goalOperationId: 'op-1', goalRevision: 1, goalAction: 'set' }));
   const result = await withDiagnosticSinkForTest(() => cancel(h, 'goal-1'));
-  assert.deepEqual(result, canceledBeforeAcceptance('goal-1', 'pending_goal'));
+  assert.deepEqual(result, canceledBeforeAcceptance('goal-1', 'pending_goal', 'query goes on'));
   const withdrawn = h.eventsOf('goal_command_canceled');
   assert.deepEqual(
     withdrawn.map((event) => event.payload),
@@ -189,7 +189,7 @@ test('pre_accept (queued): a turn never handed to Claude Code ends locally with 
   await h.runtime.start();
   await h.runtime.exec(execPayload('t1'));
   const result = await withDiagnosticSinkForTest(() => cancel(h, 't1'));
-  assert.deepEqual(result, canceledBeforeAcceptance('t1', 'queued'));
+  assert.deepEqual(result, canceledBeforeAcceptance('t1', 'queued', 'query goes on'));
   assert.deepEqual(terminalsOf(h, 't1'), ['turn_canceled']);
   await delay(20);
   assert.equal(h.query().prompts.length, 0, 'the canceled prompt is never sent');
@@ -201,7 +201,7 @@ test('pre_accept (dispatched): a prompt without provider identity is canceled af
   const h = harness();
   await startedWithTurn(h);
   const result = await withDiagnosticSinkForTest(() => cancel(h, 't1'));
-  assert.deepEqual(result, canceledBeforeAcceptance('t1', 'dispatched'));
+  assert.deepEqual(result, canceledBeforeAcceptance('t1', 'dispatched', 'query retired'));
   assert.deepEqual(h.query().calls, ['interrupt', 'close'], 'a dispatched prompt is stopped in Claude Code');
   const terminal = await h.terminalOf('t1');
   assert.deepEqual(terminal, { type: 'turn_canceled', payload: { turnId: 't1' } });
@@ -248,6 +248,7 @@ test('provider_state_lost: a bound, unsettled turn whose Query generation is gon
     turnId: 't1',
     providerTurnId: correlation,
     dispatchPhase: 'streaming',
+    queryRetired: false,
   };
   await withDiagnosticSinkForTest(async () => {
     assert.deepEqual(await cancel(h, 't1'), expected);
@@ -266,7 +267,7 @@ test('pre_accept with its phase: a dispatched turn without identity whose genera
   assert.ok(turn, 't1 is unsettled');
   turn.generationId = -1;
   const result = await withDiagnosticSinkForTest(() => cancel(h, 't1'));
-  assert.deepEqual(result, canceledBeforeAcceptance('t1', 'dispatched'));
+  assert.deepEqual(result, canceledBeforeAcceptance('t1', 'dispatched', 'query goes on'));
   assert.deepEqual(terminalsOf(h, 't1'), ['turn_canceled'], 'the answer and the one terminal agree');
   assert.deepEqual(h.query().calls, []);
   await h.runtime.close();

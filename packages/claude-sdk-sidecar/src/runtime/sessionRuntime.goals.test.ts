@@ -121,6 +121,7 @@ test('a cancel of a Goal command still in the queue withdraws it: pre_accept, pe
     turnId: 'goal-1',
     providerTurnId: '',
     dispatchPhase: 'pending_goal',
+    queryRetired: false,
   });
   assert.deepEqual(goalRows(h), [
     {

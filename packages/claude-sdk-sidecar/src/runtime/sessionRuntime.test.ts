@@ -292,6 +292,7 @@ test('cancel of a bound turn interrupts, closes, then publishes turn_canceled (p
       turnId: 't1',
       providerTurnId: correlation,
       dispatchPhase: 'streaming',
+      queryRetired: true,
     });
     assert.deepEqual(h.query().calls, ['interrupt', 'close']);
     const stages = lines.map((line) => JSON.parse(line.slice(line.indexOf(' ') + 1)).stage);

@@ -281,7 +281,6 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
 
   #dispatchExec(payload: ExecPayload, goal: GoalCommand | undefined): void {
     this.#generations.disarmIdle();
-    this.#background.onExec();
     const turn = this.turns.enqueue({
       turnId: payload.turnId,
       correlationId: payload.promptCorrelationId || randomUUID(),
@@ -483,6 +482,10 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     if (systemSubtype(message) !== 'init') return;
     const model = stringField(message as Record<string, unknown>, 'model');
     if (model && this.#settings.observeEffectiveModel(model)) this.emit('session_state', this.#sessionSnapshot());
+  }
+
+  onUserPromptStarted(): void {
+    this.#background.onUserPromptStarted();
   }
 
   onUserTurnActivated(): void {

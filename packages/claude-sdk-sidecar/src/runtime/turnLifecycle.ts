@@ -148,6 +148,11 @@ export class TurnLifecycle {
     return this.#turns.find((turn) => !turn.settled && !turn.canceling && turn.correlationId === correlationId);
   }
 
+  /** The unsettled turn whose outbound prompt carried this correlation uuid, also while it is being canceled. */
+  withCorrelation(correlationId: string): RuntimeTurn | undefined {
+    return this.#turns.find((turn) => !turn.settled && turn.correlationId === correlationId);
+  }
+
   activate(turn: RuntimeTurn): void {
     if (turn.active || turn.settled) return;
     const current = this.active;

@@ -10,6 +10,8 @@ export class FakeClaudeQuery implements ClaudeQuery {
   readonly prompts: SDKUserMessage[] = [];
   readonly calls: string[] = [];
   interruptBehavior: 'resolve' | 'reject' | 'hang' = 'resolve';
+  /** Installed by `answerWithdrawals`; absent like on a Query that cannot withdraw a queued prompt. */
+  cancelAsyncMessage?: (messageUuid: string) => Promise<boolean>;
   #queue: SDKMessage[] = [];
   #wake: (() => void) | undefined;
   #ended = false;
@@ -56,6 +58,19 @@ export class FakeClaudeQuery implements ClaudeQuery {
     this.calls.push('interrupt');
     if (this.interruptBehavior === 'reject') throw new Error('interrupt failed');
     if (this.interruptBehavior === 'hang') await new Promise(() => undefined);
+  }
+
+  /**
+   * Makes the Query withdraw queued prompts as Claude Code would: `true` (dropped), `false` (it had started),
+   * an error (the control request failed), `'hang'` (never answered). Each call is recorded.
+   */
+  answerWithdrawals(answer: boolean | Error | 'hang'): void {
+    this.cancelAsyncMessage = async (messageUuid) => {
+      this.calls.push(`cancelAsyncMessage:${messageUuid}`);
+      if (answer === 'hang') return new Promise<boolean>(() => undefined);
+      if (answer instanceof Error) throw answer;
+      return answer;
+    };
   }
 
   close(): void {

@@ -49,21 +49,29 @@ export function cancelPayload(turnId: string) {
 
 /** The answer to a cancel that found no turn of its own to stop (absent, mismatch): nothing is known of it. */
 export function notCanceled(disposition: 'absent' | 'mismatch', turnId: string): CancelResult {
-  return { canceled: false, disposition, turnId, providerTurnId: '', dispatchPhase: 'unknown' };
+  return { canceled: false, disposition, turnId, providerTurnId: '', dispatchPhase: 'unknown', queryRetired: false };
 }
 
-/** The answer to a cancel that ended a turn Claude Code had not accepted: it has no provider identity. */
-export function canceledBeforeAcceptance(turnId: string, dispatchPhase: CancelResult['dispatchPhase']): CancelResult {
-  return { canceled: true, disposition: 'pre_accept', turnId, providerTurnId: '', dispatchPhase };
+/**
+ * The answer to a cancel that ended a turn Claude Code had not accepted: it has no provider identity.
+ * `how` says whether the Query was retired for it or goes on (never handed over, or withdrawn from its queue).
+ */
+export function canceledBeforeAcceptance(
+  turnId: string,
+  dispatchPhase: CancelResult['dispatchPhase'],
+  how: 'query retired' | 'query goes on',
+): CancelResult {
+  const queryRetired = how === 'query retired';
+  return { canceled: true, disposition: 'pre_accept', turnId, providerTurnId: '', dispatchPhase, queryRetired };
 }
 
-/** The answer to a cancel that stopped a turn Claude Code had accepted as `providerTurnId`. */
+/** The answer to a cancel that stopped a turn Claude Code had accepted as `providerTurnId`: the Query is retired. */
 export function canceledInProvider(
   turnId: string,
   providerTurnId: string,
   dispatchPhase: CancelResult['dispatchPhase'],
 ): CancelResult {
-  return { canceled: true, disposition: 'provider_active', turnId, providerTurnId, dispatchPhase };
+  return { canceled: true, disposition: 'provider_active', turnId, providerTurnId, dispatchPhase, queryRetired: true };
 }
 
 /** The transcript never has the turn: identity can only come from the echo. */

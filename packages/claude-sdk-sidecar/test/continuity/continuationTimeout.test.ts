@@ -9,6 +9,7 @@ import {
   runTurn,
   startBypassSession,
   startContinuityRig,
+  turnIdOf,
   waitForTerminal,
 } from './continuityHarness.ts';
 
@@ -17,7 +18,7 @@ import {
  * turn settled, so the sidecar reserves a synthetic continuation turn; mock-anthropic never answers the
  * follow-up request Claude Code makes for the job's notification. With the timeout configured short in
  * the sidecar's env, the reservation must end as a timeout and nothing of the abandoned follow-up may
- * reach the next user turn.
+ * reach the next user turn, also when that turn's prompt was sent while the follow-up was awaited.
  */
 
 const SESSION = 'continuity-timeout';
@@ -25,19 +26,33 @@ const CONTINUATION_TIMEOUT_MS = 1_500;
 const LATE_OUTPUT = 'LATE-FOLLOWUP must never be shown';
 
 let stalledRequestIndex: number | undefined;
+/** The jobs whose first follow-up request stalled; anything Claude Code asks for a job later is late output. */
+const stalledJobs = new Set<string>();
+let queuedPromptCarriedNotification: boolean | undefined;
 
 const rules: MockRule[] = [
   (request) => {
-    if (request.taskNotification !== undefined) {
-      // Only the first follow-up stalls; anything Claude Code asks for later would be late output.
-      if (stalledRequestIndex !== undefined) return { content: [{ type: 'text', text: LATE_OUTPUT }] };
-      stalledRequestIndex = request.index;
+    const notification = request.taskNotification;
+    if (request.isNewPrompt && request.lastUserText.includes('while the follow-up stalls')) {
+      // Claude Code hands the interrupted follow-up's notification to the model with this prompt.
+      queuedPromptCarriedNotification = notification !== undefined;
+      return { content: [{ type: 'text', text: 'Plain answer to the question asked meanwhile.' }] };
+    }
+    if (notification !== undefined) {
+      const job = notification.includes('queued-behind job') ? 'queued-behind job' : 'stalled job';
+      if (stalledJobs.has(job)) return { content: [{ type: 'text', text: LATE_OUTPUT }] };
+      stalledJobs.add(job);
+      if (job === 'stalled job') stalledRequestIndex = request.index;
       return { stall: true };
     }
     const text = request.lastUserText;
     if (text.includes('bg-stalled')) {
       if (request.toolResults.length > 0) return { content: [{ type: 'text', text: 'Launched the job.' }] };
       return { content: [backgroundBash(0.5, 'stalled job')] };
+    }
+    if (text.includes('bg-queued-behind')) {
+      if (request.toolResults.length > 0) return { content: [{ type: 'text', text: 'Launched the job.' }] };
+      return { content: [backgroundBash(0.5, 'queued-behind job')] };
     }
     if (request.isNewPrompt) return { content: [{ type: 'text', text: `Plain answer to: ${text.slice(0, 40)}` }] };
     return undefined;
@@ -118,4 +133,36 @@ test('a continuation with no follow-up output times out, and its late output nev
   assertEveryTurnEndedOnce(all);
   assert.deepEqual(sidecar.protocolErrors, [], 'every event matches the protocol schemas');
   assert.deepEqual(mock.unmatched, [], 'mock-anthropic answered every model request');
+});
+
+test('a prompt sent while the stalled follow-up is awaited runs once the continuation times out', async () => {
+  const { sidecar, mock } = rig;
+  const root = await runTurn(sidecar, SESSION, 'bg-queued-behind: launch the job');
+  const reserved = await sidecar.waitForEvent(
+    (event) => event.type === 'turn_started' && event.payload.synthetic === true,
+    { fromIndex: root.from, timeoutMs: 10_000, description: "the continuation reserved for the job's notification" },
+  );
+  const continuationTurnId = turnIdOf(reserved);
+  assert.ok(continuationTurnId);
+  // The prompt waits in Claude Code behind the stalled follow-up; the continuation's deadline frees it.
+  const next = await runTurn(sidecar, SESSION, 'a question while the follow-up stalls');
+  assert.deepEqual(
+    { type: next.terminal.type, stopReason: (next.terminal.payload as { stopReason?: unknown }).stopReason },
+    { type: 'turn_completed', stopReason: 'end_turn' },
+    'the prompt gets its own answer once the stalled follow-up is interrupted',
+  );
+  assert.equal(assistantTextOf(sidecar.events, next.turnId), 'Plain answer to the question asked meanwhile.');
+  assert.equal(
+    queuedPromptCarriedNotification,
+    true,
+    "measured: Claude Code hands the interrupted follow-up's notification to the model with the queued prompt",
+  );
+  const all = sidecar.events.slice(root.from);
+  const terminal = all.find((event) => event.type === 'turn_completed' && event.payload.turnId === continuationTurnId);
+  assert.ok(terminal?.type === 'turn_completed', 'the continuation ended');
+  assert.equal(terminal.payload.stopReason, 'background_agent_continuation_timeout');
+  assert.ok(all.indexOf(terminal) < all.indexOf(next.terminal), 'the continuation timed out before the prompt ran');
+  assertEveryTurnEndedOnce(all);
+  assert.deepEqual(sidecar.protocolErrors, []);
+  assert.deepEqual(mock.unmatched, []);
 });

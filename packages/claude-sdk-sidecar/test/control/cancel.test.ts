@@ -124,6 +124,7 @@ describe('cancel through the real sidecar and Claude Code', () => {
     const answer = await session.cancel(turnId);
     assertOk(answer, 'cancel');
     assert.deepEqual(cancelFields(answer), { canceled: true, disposition: 'provider_active', turnId, providerTurnId });
+    assert.equal(answer.payload.queryRetired, true, 'the cancel retired the Query: its Claude Code exits');
     assertPostIdentityPhase(answer);
     const canceled = assertCanceledOnceBefore(turnId, answer);
     assert.equal(canceled.payload.providerTurnId, providerTurnId, 'turn_canceled carries the bound provider turn id');
@@ -195,6 +196,50 @@ describe('cancel through the real sidecar and Claude Code', () => {
       'the canceled prompt never reached the model',
     );
     assert.deepEqual(session.eventsOf('provider_turn_identity_resolved', queuedTurnId), []);
+  });
+
+  it('cancels a prompt queued behind the running turn by withdrawing it: the running turn and its Query go on', async () => {
+    const runningTurnId = newTurnId('ahead');
+    await startStreamingTurn(runningTurnId, 20);
+    const claude = youngestChild(session.sidecar.pid, 'claude');
+    assert.ok(claude, 'the Claude Code child of the sidecar');
+    const queuedTurnId = newTurnId('behind');
+    const queuedTag = `withdrawn-${randomUUID()}`;
+    const queuedPrompt = session.model.prompt(`Queued work ${queuedTag}.`, {
+      prompt: { content: [{ type: 'text', text: 'This must never be asked.' }] },
+    });
+    // The prompt is handed to Claude Code on the tick after the ok, before the cancel can be read: it waits
+    // there behind the running turn (dispatchPhase 'dispatched' below says so).
+    assertOk(await session.exec(queuedTurnId, queuedPrompt), 'exec');
+    const answer = await session.cancel(queuedTurnId);
+    assertOk(answer, 'cancel');
+    assert.deepEqual(
+      {
+        ...cancelFields(answer),
+        dispatchPhase: answer.payload.dispatchPhase,
+        queryRetired: answer.payload.queryRetired,
+      },
+      {
+        canceled: true,
+        disposition: 'pre_accept',
+        turnId: queuedTurnId,
+        providerTurnId: '',
+        dispatchPhase: 'dispatched',
+        queryRetired: false,
+      },
+    );
+    assertCanceledOnceBefore(queuedTurnId, answer);
+    assert.deepEqual(session.terminalsOf(runningTurnId), [], 'the running turn is not canceled with it');
+
+    const terminal = await session.waitForTerminal(runningTurnId);
+    assert.equal(terminal.type, 'turn_completed', `the running turn completes: ${JSON.stringify(terminal.payload)}`);
+    assert.equal(youngestChild(session.sidecar.pid, 'claude'), claude, 'the same Claude Code process');
+    assert.ok(
+      !session.model.views().some((view) => JSON.stringify(view.body).includes(queuedTag)),
+      'the withdrawn prompt never reached the model',
+    );
+    assert.deepEqual(session.eventsOf('provider_turn_identity_resolved', queuedTurnId), []);
+    await assertNextTurnCompletes('after-withdrawal');
   });
 
   it('cancels while a slow Bash command runs: the tool call ends and its process is gone', async () => {

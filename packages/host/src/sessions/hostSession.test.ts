@@ -14,7 +14,7 @@ import { recordingLogger } from '../sidecar/runtimeLogger.ts';
 import { SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
 import { StoreError } from '../store/storeError.ts';
 import { testSession } from '../store/testRecords.ts';
-import { HostSession } from './hostSession.ts';
+import { HostSession, REAP_GRACE_MS } from './hostSession.ts';
 import { FakeLedger } from './testing/fakeLedger.ts';
 
 /* The session state machine over a real SidecarSupervisor and SidecarClient, a scripted sidecar and an in-memory ledger. */
@@ -337,6 +337,45 @@ describe('HostSession cancel', () => {
         process.kill(-tool.pid!, 'SIGKILL');
       } catch {
         // gone, as it should be
+      }
+      await h.close();
+    }
+  });
+
+  test('a cancel that withdrew a queued prompt (queryRetired: false) leaves the live Claude Code and its tools alone', async () => {
+    const h = harness((request) =>
+      request.type === 'cancel'
+        ? {
+            ok: {
+              canceled: true,
+              disposition: 'pre_accept',
+              turnId: String(request.payload.turnId),
+              providerTurnId: '',
+              dispatchPhase: 'dispatched',
+              queryRetired: false,
+            },
+          }
+        : defaultHandler(request),
+    );
+    const tool = spawn('/bin/sh', ['-c', 'sleep 60 & wait'], {
+      env: { PATH: process.env.PATH, [SESSION_MARK_VARIABLE]: 's1' },
+      detached: true,
+      stdio: 'ignore',
+    });
+    try {
+      const { turnId } = await h.session.postTurn({ prompt: 'queued behind a follow-up' });
+      await until(() => markedProcesses(SESSION_MARK_VARIABLE, 's1').length >= 2, 'the tool runs');
+      const answer = await h.session.cancelTurn(turnId, BUDGETS);
+      assert.equal(answer.canceled, true);
+      // Past the reaping grace: a cancel that retired the Query would have killed them by now.
+      await new Promise((resolve) => setTimeout(resolve, REAP_GRACE_MS + 300));
+      assert.ok(markedProcesses(SESSION_MARK_VARIABLE, 's1').length >= 2, 'the tool still runs');
+      assert.ok(!h.logger.records.some((record) => record.fields.event === 'session.tool_processes_reaped'));
+    } finally {
+      try {
+        process.kill(-tool.pid!, 'SIGKILL');
+      } catch {
+        // already gone
       }
       await h.close();
     }

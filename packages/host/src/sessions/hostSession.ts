@@ -69,7 +69,7 @@ const SUBMIT_TIMEOUT_MS = 15_000;
 const HOST_CANCEL_BUDGETS: CancelBudgets = { interruptTimeoutMs: 10_000, drainTimeoutMs: 8_000 };
 const terminalStatuses: ReadonlySet<string> = new Set(['completed', 'failed', 'canceled', 'interrupted']);
 /** How long what a retired Claude Code ran gets to end by itself before it is killed. */
-const REAP_GRACE_MS = 1_000;
+export const REAP_GRACE_MS = 1_000;
 /** A sidecar event the store refused is tried again after this, doubling up to the maximum. */
 const STORE_RETRY_FIRST_MS = 50;
 const STORE_RETRY_MAX_MS = 1_000;
@@ -197,7 +197,7 @@ export class HostSession {
       const turn = await this.#turn(turnId);
       const providerTurnId = turn?.providerTurnId ?? '';
       if (answer !== undefined) {
-        if (answer.canceled) this.#reapToolProcesses(before, 'cancel');
+        if (stoppedClaudeCode(answer)) this.#reapToolProcesses(before, 'cancel');
         if (answer.disposition === 'provider_active' && answer.providerTurnId !== '' && turn?.providerTurnId === null) {
           this.#deps.logger.warn(
             { event: 'session.cancel_binding_missing', sessionId: this.id, turnId },
@@ -609,7 +609,7 @@ export class HostSession {
         { agentSessionId: this.id, turnId, ...budgets },
         { timeoutMs: cancelRequestTimeoutMs(budgets) },
       );
-      if (result.canceled) this.#reapToolProcesses(before, why);
+      if (stoppedClaudeCode(result)) this.#reapToolProcesses(before, why);
       this.#deps.logger.info(
         { event: 'session.host_cancel', sessionId: this.id, turnId, reason: why, disposition: result.disposition },
         'the host canceled a turn',
@@ -683,6 +683,15 @@ export class HostSession {
       'a session task failed',
     );
   }
+}
+
+/**
+ * Whether a cancel stopped the session's Claude Code, so that what it ran may be reaped. A prompt withdrawn from
+ * Claude Code's queue is canceled while that Claude Code goes on serving the running turn or a background
+ * follow-up: the sidecar answers `queryRetired: false` then. An original sidecar leaves the field out.
+ */
+function stoppedClaudeCode(answer: CancelResult): boolean {
+  return answer.canceled && answer.queryRetired !== false;
 }
 
 export function isTerminalTurn(turn: TurnRecord): boolean {
