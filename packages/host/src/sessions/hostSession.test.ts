@@ -514,7 +514,7 @@ describe('HostSession and the sidecar dying', () => {
     try {
       const { turnId } = await h.session.postTurn({ prompt: 'x' });
       const event = (type: string, payload: Record<string, unknown>) =>
-        ({ type, payload: { agentSessionId: 's1', ...payload } }) as SidecarEvent;
+        ({ type, payload: { agentSessionId: 's1', ...payload } }) as unknown as SidecarEvent;
       h.session.onSidecarEvent(event('provider_turn_identity_resolved', { turnId, providerTurnId: 'p1' }));
       h.session.onSidecarEvent(event('session_state', { resumeCursor: null }));
       h.session.onSidecarEvent(event('turn_completed', { turnId, providerTurnId: 'p1', stopReason: 'end_turn' }));
@@ -541,7 +541,7 @@ describe('HostSession and the sidecar dying', () => {
     try {
       const { turnId } = await h.session.postTurn({ prompt: 'x' });
       const event = (type: string, payload: Record<string, unknown>) =>
-        ({ type, payload: { agentSessionId: 's1', ...payload } }) as SidecarEvent;
+        ({ type, payload: { agentSessionId: 's1', ...payload } }) as unknown as SidecarEvent;
       let release!: () => void;
       const gate = new Promise<void>((resolve) => {
         release = resolve;
