@@ -11,6 +11,7 @@ import type {
 } from '@outrigger/host-api';
 import type { ProviderTurnBinding, ResumeCursor, SidecarEvent } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
+import { coalescePuts } from '../store/coalescePuts.ts';
 import type { CommitResult, HostStoreReader, WriteUnit } from '../store/hostStore.ts';
 import type { SessionRecord, TurnRecord } from '../store/records.ts';
 import { type Projection, type PromptInput, SessionProjector, type SupersedeResolution } from './sessionProjector.ts';
@@ -92,11 +93,11 @@ export class ProjectedSessionLedger {
   /**
    * Several events that arrived together (one stdout chunk, or while the previous ones were being
    * committed) in one go: projected in order, each on the state the ones before it left, and their units
-   * committed as ONE transaction, then published in order. Same outcome as applying them one by one. When
-   * anything fails (a projection throws, the store refuses) the projector is reloaded from the store and the
-   * error is thrown: the store has all of the batch or none of it. A store that kept the batch without
-   * confirming it (its session seq moved past the batch's first event) is a success: the batch is not
-   * applied again.
+   * committed as ONE transaction (a row several of them rewrite written once: `coalescePuts`), then
+   * published in order. Same outcome as applying them one by one. When anything fails (a projection
+   * throws, the store refuses) the projector is reloaded from the store and the error is thrown: the store
+   * has all of the batch or none of it. A store that kept the batch without confirming it (its session seq
+   * moved past the batch's first event) is a success: the batch is not applied again.
    */
   async applySidecarEvents(events: readonly SidecarEvent[]): Promise<AppliedSidecarEvent[]> {
     const projector = this.#projector;
@@ -113,7 +114,7 @@ export class ProjectedSessionLedger {
       const units = projections.filter((projection) => !projection.empty).map((projection) => projection.unit);
       if (units.length > 0) {
         seqBefore = await this.#deps.store.lastSessionSeq(this.sessionId);
-        await this.#deps.committer.commitAll(units);
+        await this.#deps.committer.commitAll(coalescePuts(units));
       }
     } catch (error) {
       await this.#reload();
