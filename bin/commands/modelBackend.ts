@@ -27,7 +27,7 @@ export const DEMO_KEYWORDS: readonly (readonly [keyword: string, effect: string]
   ['ask / question', 'a multiple-choice question'],
   ['background', 'a background job and its later report'],
   ['think', 'a thinking block, then the answer'],
-  ['slow / cancel', 'a 20 s stream to try Ctrl-C on'],
+  ['slow / cancel', 'a 20 s stream to stop halfway (Stop or Esc in the web UI, Ctrl-C in the chat)'],
 ];
 
 /** Why the real model was chosen, in a few words. */

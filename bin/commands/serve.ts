@@ -17,6 +17,10 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   }
   const { options } = parsed;
   const { stdout } = process;
+  // A terminal that went away (closed, or `| tee` stopped by the same Ctrl-C) fails every later write with
+  // EPIPE. That is no error of the host: without a listener each failed write would be an uncaught exception,
+  // and logging it (to stderr too) another one, forever. The host goes on, and stops, without its terminal.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   // Listening for Ctrl-C / SIGTERM before anything starts: a signal that comes early (even right after the URL
   // was printed) still closes what was started instead of killing the process around it.
   let requestStop!: () => void;
@@ -71,7 +75,11 @@ export async function runServeCommand(argv: string[]): Promise<void> {
       stack: error instanceof Error ? error.stack?.split('\n').slice(1, 12).join('\n') : undefined,
     });
     process.on('unhandledRejection', (reason) => host.logger.error('host.unhandled_rejection', frames(reason)));
+    let failed = false;
     process.on('uncaughtException', (error) => {
+      // Once: whatever fails while the host closes after the first must not start another close (or loop).
+      if (failed) return;
+      failed = true;
       host.logger.error('host.uncaught_exception', frames(error));
       process.stderr.write('outrigger serve: stopping after an unexpected error (see the log)\n');
       process.exitCode = 1;

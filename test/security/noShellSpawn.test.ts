@@ -41,12 +41,6 @@ const PRELOAD = fileURLToPath(new URL('./spawnRecorder.preload.ts', import.meta.
 /** Calls that start a shell on purpose, each with its reason; a stale entry fails too. */
 const ALLOWED_SHELLS: readonly { file: string; program: string; reason: string }[] = [
   {
-    file: 'scripts/ensureWebBuild.ts',
-    program: 'npm',
-    reason:
-      'npm start builds the web UI with `npm run build -w packages/web` (fixed arguments, no input; npm runs our own package script through sh)',
-  },
-  {
     file: 'packages/host/src/sessions/hostSession.test.ts',
     program: '/bin/sh',
     reason: 'stands in for a Bash tool: a shell in a process group of its own, as Claude Code runs one',
@@ -55,6 +49,18 @@ const ALLOWED_SHELLS: readonly { file: string; program: string; reason: string }
     file: 'packages/host/src/sidecar/processMarks.test.ts',
     program: '/bin/sh',
     reason: 'stands in for a Bash tool: a shell in a process group of its own, as Claude Code runs one',
+  },
+  {
+    file: 'packages/protocol/src/client/sidecarClient.test.ts',
+    program: 'sh',
+    reason:
+      'a child that closes its stdin and stays alive (`exec 0<&-`), so a write to it fails with EPIPE: a fixed script, no input',
+  },
+  {
+    file: 'packages/protocol/src/transport/stdioLineTransport.test.ts',
+    program: 'sh',
+    reason:
+      'a child that closes its stdin and stays alive (`exec 0<&-`), so a write to it fails with EPIPE: a fixed script, no input',
   },
   {
     file: 'bin/commands/chatTerminal.test.ts',

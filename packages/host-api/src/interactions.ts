@@ -87,3 +87,4 @@ export const interactionListSchema = z.object({
   /** The host stream's seq at which this list is consistent (its `permission_*` events follow it). */
   lastSeq: z.number().int().nonnegative(),
 });
+export type InteractionList = z.output<typeof interactionListSchema>;

@@ -151,6 +151,7 @@ export const sessionListSchema = z.object({
    */
   lastSeq: z.number().int().nonnegative(),
 });
+export type SessionList = z.output<typeof sessionListSchema>;
 
 export const createSessionResponseSchema = z.object({
   id: z.string(),

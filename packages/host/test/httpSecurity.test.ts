@@ -52,7 +52,7 @@ test('the API refuses a request without the token, with a wrong one, or with the
   assert.equal(events.status, 401, 'an EventSource URL with the token is refused too');
   const ok = await rawGet(host.baseUrl, '/api/sessions', { host: own, authorization: `Bearer ${host.token}` });
   assert.equal(ok.status, 200);
-  assert.deepEqual(JSON.parse(ok.body), { sessions: [] });
+  assert.deepEqual(JSON.parse(ok.body), { sessions: [], lastSeq: 0 });
 });
 
 test('a foreign Origin gets 403 and a rebinding Host 421, even with the right token', async () => {

@@ -232,8 +232,22 @@ test('an approval: seen pending by a second client that connects later, answered
     assert.equal(pending?.input.command, 'touch approved-by-host.txt');
     const replayed = await readEventsUntil(second, sessionId, (frame) => frame.event === 'permission_request');
     assert.equal(dataOf<{ interaction: { requestId: string } }>(replayed.at(-1)).interaction.requestId, requestId);
-    const hostFrom = await readEventsUntil(second, undefined, (frame) => frame.event === 'permission_request');
+    const isRequestOf = (frame: SseFrame) =>
+      frame.event === 'permission_request' &&
+      dataOf<{ interaction: { requestId: string } }>(frame).interaction.requestId === requestId;
+    const hostFrom = await readEventsUntil(second, undefined, isRequestOf);
     const hostSeq = Number(hostFrom.at(-1)?.id);
+    // The lists say the host stream's seq they hold: the request is in it, so a stream opened after it
+    // never brings the request again, only what comes next.
+    const ofSession = await second.call('listSessionInteractions', {
+      params: { id: sessionId },
+      query: { status: 'pending' },
+    });
+    assert.deepEqual(
+      ofSession.interactions.map((item) => item.requestId),
+      [requestId],
+    );
+    for (const list of [inbox, ofSession]) assert.ok(list.lastSeq >= hostSeq, 'the list includes the request event');
 
     const allow = { action: 'allow', optionId: 'allow', payload: {} };
     const params = { id: sessionId, requestId };
@@ -254,6 +268,11 @@ test('an approval: seen pending by a second client that connects later, answered
       lastEventId: hostSeq,
     });
     assert.equal(dataOf<{ requestId: string }>(hostResolved.at(-1)).requestId, requestId, 'every tab closes it');
+    const afterList = await readEventsUntil(second, undefined, (frame) => frame.event === 'permission_resolved', {
+      lastEventId: inbox.lastSeq,
+    });
+    assert.equal(Number(afterList[0]?.id), inbox.lastSeq + 1, 'the stream after the list starts right after it');
+    assert.equal(afterList.filter(isRequestOf).length, 0, 'nothing the list held comes again');
     const after = await second.call('listInteractions', { query: { status: 'pending' } });
     assert.equal(
       after.interactions.some((item) => item.requestId === requestId),
@@ -325,6 +344,15 @@ test('fork at the first turn: a new session with the transcript up to it, which 
     });
     forkId = fork.id;
     assert.deepEqual(fork.session.forkedFrom, { sessionId, turnId: one.turnId });
+    const [sourceDetail, forkDetail] = await Promise.all(
+      [sessionId, forkId].map(async (id) => (await testHost.client.call('getSession', { params: { id } })).session),
+    );
+    assert.ok(sourceDetail!.configOptions.length > 0);
+    assert.deepEqual(
+      forkDetail!.configOptions,
+      sourceDetail!.configOptions,
+      'its settings bar is whole before it runs',
+    );
     const page = await testHost.client.call('listMessages', { params: { id: forkId } });
     assert.deepEqual(
       page.messages.map((message) => [message.turnId, message.role]),

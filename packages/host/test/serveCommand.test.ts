@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -61,6 +61,33 @@ test('Ctrl-C (SIGINT) stops outrigger serve cleanly; the token of the first star
     const second = await start();
     assert.equal(second.token, first.token);
     assert.equal(await second.stop('SIGINT'), 0);
+    await assertNoProcessesLeft(mark);
+  } finally {
+    killMarkedProcesses(mark);
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+test('a terminal that went away (its pipes closed) neither keeps serve from stopping nor floods the log', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'outrigger-serve-cli-'));
+  const mark = randomUUID();
+  try {
+    const serve = await spawnServe({
+      args: ['--port', '0', '--data-dir', join(root, 'data')],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root, ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' },
+      mark,
+    });
+    // As `npm start | tee` after Ctrl-C: the reader of its stdout and stderr is gone, so every write fails (EPIPE).
+    serve.child.stdout?.destroy();
+    serve.child.stderr?.destroy();
+    const stopped = await Promise.race([
+      serve.stop('SIGINT'),
+      new Promise((resolve) => setTimeout(() => resolve('still running after 20 s'), 20_000)),
+    ]);
+    if (stopped === 'still running after 20 s') serve.child.kill('SIGKILL');
+    assert.equal(stopped, 0);
+    const log = await readFile(join(root, 'data', 'logs', 'host.log'), 'utf8');
+    assert.doesNotMatch(log, /uncaught_exception/, 'a failed terminal write is not an error of the host');
     await assertNoProcessesLeft(mark);
   } finally {
     killMarkedProcesses(mark);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { SessionEvent, SseFrame, Task } from '@outrigger/host-api';
+import type { SessionEvent, SessionSummary, SseFrame, Task } from '@outrigger/host-api';
 import { e2eScenario, PLAN_TODOS, SLOW_TEXT } from './harness/scenarios.ts';
 import { isDoneOf, readEventsUntil, seqsOf } from './harness/sseReader.ts';
 import { startTestHost, type TestHost, TODO_WRITE_ENV } from './harness/testHost.ts';
@@ -209,4 +209,95 @@ test('POST turns with Accept: text/event-stream streams the turn to its done', a
   assert.equal(frames.at(-1)?.event, 'done');
   for (const frame of frames.slice(1))
     assert.equal(dataOf<SessionEvent['data'] & { turnId: string }>(frame).turnId, turnId);
+});
+
+test('the session list is consistent at its lastSeq, and says when the running turn started', async () => {
+  const sessionId = await newSession('list');
+  const before = await testHost.client.call('listSessions');
+  const listed = before.sessions.find((session) => session.id === sessionId);
+  assert.equal(listed?.runningTurnId, null);
+  assert.equal(listed?.runningTurnStartedAt, null);
+  const { lastSeq } = await testHost.client.call('getSession', { params: { id: sessionId } });
+  const { turnId } = await testHost.client.call('postTurn', {
+    params: { id: sessionId },
+    body: { prompt: 'answer slowly' },
+  });
+  await readEventsUntil(testHost.client, sessionId, (frame) => frame.event === 'text', { lastEventId: lastSeq });
+
+  // Mid-turn: the list holds every host event up to its lastSeq and none after it.
+  const during = await testHost.client.call('listSessions');
+  const running = during.sessions.find((session) => session.id === sessionId);
+  const snapshot = await testHost.client.call('getSession', { params: { id: sessionId } });
+  assert.equal(running?.runningTurnId, turnId);
+  assert.equal(running?.runningTurnStartedAt, snapshot.openTurn?.startedAt, 'the running turn’s own start');
+  assert.equal(typeof running?.runningTurnStartedAt, 'number');
+  const upToList = await readEventsUntil(testHost.client, undefined, (frame) => Number(frame.id) >= during.lastSeq, {
+    lastEventId: before.lastSeq,
+  });
+  assert.equal(Math.max(...seqsOf(upToList)), during.lastSeq, 'the list is at a seq the host log has');
+  const lastSummary = upToList
+    .filter((frame) => frame.event === 'session')
+    .map((frame) => dataOf<{ session: SessionSummary }>(frame).session)
+    .filter((session) => session.id === sessionId)
+    .at(-1);
+  const visible = ({ status, runningTurnId, runningTurnStartedAt, needsInputCount, title }: SessionSummary) => ({
+    status,
+    runningTurnId,
+    runningTurnStartedAt,
+    needsInputCount,
+    title,
+  });
+  assert.ok(lastSummary !== undefined && running !== undefined);
+  assert.deepEqual(visible(running), visible(lastSummary), 'the list is the fold of the host events up to lastSeq');
+
+  // A stream opened after the list starts right after it and brings the turn's end, not its start again.
+  const idleOf = (frame: SseFrame) =>
+    frame.event === 'session' && dataOf<{ session: SessionSummary }>(frame).session.id === sessionId
+      ? dataOf<{ session: SessionSummary }>(frame).session
+      : undefined;
+  const after = await readEventsUntil(testHost.client, undefined, (frame) => idleOf(frame)?.status === 'idle', {
+    lastEventId: during.lastSeq,
+  });
+  assert.equal(Number(after[0]?.id), during.lastSeq + 1);
+  const summaries = after.map(idleOf).filter((session) => session !== undefined);
+  assert.equal(
+    summaries.some((session) => session.runningTurnId === turnId && session.status === 'running'),
+    false,
+    'the turn starting is not applied twice',
+  );
+  assert.equal(summaries.at(-1)?.runningTurnStartedAt, null, 'null once no turn runs');
+});
+
+test('user task edits reach every client as tasks_changed, with the session’s tasks after each', async () => {
+  const sessionId = await newSession('tasks');
+  const { lastSeq } = await testHost.client.call('getSession', { params: { id: sessionId } });
+  const { task } = await testHost.client.call('createTask', { body: { session_id: sessionId, title: 'Buy milk' } });
+  const { task: edited } = await testHost.client.call('updateTask', {
+    params: { taskId: task.id },
+    body: { status: 'completed', title: 'Buy oat milk' },
+  });
+  const { task: other } = await testHost.client.call('createTask', { body: { session_id: sessionId, title: 'Call' } });
+  await testHost.client.call('deleteTask', { params: { taskId: task.id } });
+  // A client that connects only now replays them from the snapshot's seq.
+  const frames = await readEventsUntil(
+    testHost.client,
+    sessionId,
+    (_frame, seen) => seen.filter((frame) => frame.event === 'tasks_changed').length === 4,
+    { lastEventId: lastSeq },
+  );
+  const lists = frames
+    .filter((frame) => frame.event === 'tasks_changed')
+    .map((frame) => dataOf<{ tasks: Task[] }>(frame).tasks.map((item) => `${item.title}:${item.status}`));
+  assert.deepEqual(lists, [
+    ['Buy milk:pending'],
+    ['Buy oat milk:completed'],
+    ['Buy oat milk:completed', 'Call:pending'],
+    ['Call:pending'],
+  ]);
+  assert.equal(edited.title, 'Buy oat milk');
+  const snapshot = await testHost.client.call('getSession', { params: { id: sessionId } });
+  assert.deepEqual(snapshot.tasks, [other], 'the snapshot agrees with the last event');
+  const lastEvent = frames.filter((frame) => frame.event === 'tasks_changed').at(-1);
+  assert.deepEqual(dataOf<{ tasks: Task[] }>(lastEvent).tasks, snapshot.tasks);
+  assert.ok(snapshot.lastSeq >= Number(lastEvent?.id));
 });

@@ -21,11 +21,8 @@ export type JsonHandlers = { [N in JsonRouteName]: (service: HostService, input:
 export const jsonHandlers: JsonHandlers = {
   info: async (service) => service.info(),
   createSession: (service, { body }) => service.createSession(body),
-  listSessions: async (service, { query }) => ({
-    sessions: await service.listSessions({
-      includeClosed: query.includeClosed === '1' || query.includeClosed === 'true',
-    }),
-  }),
+  listSessions: (service, { query }) =>
+    service.listSessions({ includeClosed: query.includeClosed === '1' || query.includeClosed === 'true' }),
   getSession: (service, { params }) => service.getSnapshot(param(params, 'id')),
   renameSession: (service, { params, body }) => service.renameSession(param(params, 'id'), body.title),
   updateSettings: (service, { params, body }) => service.updateSettings(param(params, 'id'), body),
@@ -39,15 +36,13 @@ export const jsonHandlers: JsonHandlers = {
   createTask: async (service, { body }) => ({ task: await service.createTask(body) }),
   updateTask: async (service, { params, body }) => ({ task: await service.updateTask(param(params, 'taskId'), body) }),
   deleteTask: (service, { params }) => service.deleteTask(param(params, 'taskId')),
-  listInteractions: async (service, { query }) => ({
-    interactions: await service.listInteractions(query.status === undefined ? {} : { status: query.status }),
-  }),
-  listSessionInteractions: async (service, { params, query }) => ({
-    interactions: await service.listInteractions({
+  listInteractions: (service, { query }) =>
+    service.listInteractions(query.status === undefined ? {} : { status: query.status }),
+  listSessionInteractions: (service, { params, query }) =>
+    service.listInteractions({
       sessionId: param(params, 'id'),
       ...(query.status === undefined ? {} : { status: query.status }),
     }),
-  }),
   answerInteraction: (service, { params, body }) =>
     service.answerInteraction(param(params, 'id'), param(params, 'requestId'), body),
 };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SessionEvent } from '@outrigger/host-api';
-import type { SidecarEvent } from '@outrigger/protocol';
+import type { ConfigOption, SidecarEvent } from '@outrigger/protocol';
 import { readFixture, replayFixture } from '../../test/fixtures/fixtureReplay.ts';
 import { CommitPublisher } from '../events/commitPublisher.ts';
 import { EventHub } from '../events/eventHub.ts';
@@ -178,6 +178,14 @@ test('a queued turn with images starts with their stored sizes on its prompt row
   await store.close();
 });
 
+const modelOption: ConfigOption = {
+  id: 'model',
+  name: 'Model',
+  type: 'select',
+  currentValue: 'default',
+  options: [{ value: 'default', name: 'Default' }],
+};
+
 test('a fork copies the transcript through the turn and rebinds the copied turns to the child', async () => {
   const { store, ledgers, ledger } = await setup();
   await runTurn(ledger, 't1', 'one');
@@ -195,7 +203,9 @@ test('a fork copies the transcript through the turn and rebinds the copied turns
       { providerTurnId: 'child-p2', checkpointMessageId: 'child-c2' },
     ],
     resumeCursor: { kind: 'claude-agent-sdk', version: 1, resume: 'child-prov', turnCount: 2 },
+    configOptions: [modelOption],
   });
+  assert.deepEqual((await store.getSession('child'))?.configOptions, [modelOption], 'the source’s choices at once');
   assert.deepEqual(
     (await store.listTurns('child')).map((turn) => [
       turn.id,
@@ -242,6 +252,32 @@ test('user tasks are created after the others, edited and deleted; SDK and forei
   await assert.rejects(ledger.updateUserTask('sdk-s1-0', { title: 'x' }), { code: 'conflict' });
   const other = await ledgers.create({ id: 's2', cwd: '/tmp/y', settings, providerSessionId: 'p' });
   await assert.rejects(other.deleteUserTask(first.id), { code: 'not_found' });
+  await store.close();
+});
+
+test('every user task change publishes tasks_changed with the session’s tasks after it; a refused one publishes nothing', async () => {
+  const { store, hub, ledger } = await setup();
+  await runTurn(ledger, 't1');
+  await store.syncSdkTasks('s1', 't1', [{ content: 'plan', status: 'in_progress' }], 1);
+  const stream = hub.openSessionStream('s1', await store.lastSessionSeq('s1'));
+  const seen: SessionEvent[] = [];
+  const reading = (async () => {
+    for await (const item of stream) {
+      seen.push(item);
+      if (seen.length === 3) break;
+    }
+  })();
+  const task = await ledger.createUserTask({ title: 'mine' });
+  const edited = await ledger.updateUserTask(task.id, { status: 'completed' });
+  store.failWrite(1);
+  await assert.rejects(ledger.updateUserTask(task.id, { title: 'lost' }), StoreError);
+  await ledger.deleteUserTask(task.id);
+  await reading;
+  const lists = seen.map((item) => (item.type === 'tasks_changed' ? item.data.tasks : item.type));
+  const plan = await store.getTask('sdk-s1-0');
+  assert.deepEqual(lists, [[plan, task], [plan, edited], [plan]], 'SDK plan first, then the user task as changed');
+  assert.deepEqual(seen, await store.readSessionEvents('s1', seen[0]!.data.seq - 1, 10), 'published = stored');
+  hub.shutdown();
   await store.close();
 });
 

@@ -9,7 +9,7 @@ import type {
   Task,
   TurnError,
 } from '@outrigger/host-api';
-import type { ProviderTurnBinding, ResumeCursor, SidecarEvent } from '@outrigger/protocol';
+import type { ConfigOption, ProviderTurnBinding, ResumeCursor, SidecarEvent } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
 import { coalescePuts } from '../store/coalescePuts.ts';
 import type { CommitResult, HostStoreReader, WriteUnit } from '../store/hostStore.ts';
@@ -219,7 +219,7 @@ export class ProjectedSessionLedger {
       created_at: now,
       updated_at: now,
     };
-    await this.#deps.committer.commit({ tasks: [task] });
+    await this.#deps.committer.commit({ tasks: [task], tasksChanged: { sessionId: this.sessionId } });
     return task;
   }
 
@@ -233,13 +233,13 @@ export class ProjectedSessionLedger {
       ...(patch.sort_order === undefined ? {} : { sort_order: patch.sort_order }),
       updated_at: this.#now(),
     };
-    await this.#deps.committer.commit({ tasks: [updated] });
+    await this.#deps.committer.commit({ tasks: [updated], tasksChanged: { sessionId: this.sessionId } });
     return updated;
   }
 
   async deleteUserTask(taskId: string): Promise<void> {
     await this.#userTask(taskId);
-    await this.#deps.committer.commit({ deleteTaskIds: [taskId] });
+    await this.#deps.committer.commit({ deleteTaskIds: [taskId], tasksChanged: { sessionId: this.sessionId } });
   }
 
   // ─── internals ───────────────────────────────────────────────────────────────────────────────
@@ -323,6 +323,11 @@ export interface NewForkInit extends NewSessionInit {
   readonly forkedFrom: { readonly sessionId: string; readonly turnId: string };
   readonly bindings: readonly ProviderTurnBinding[];
   readonly resumeCursor: ResumeCursor;
+  /**
+   * The source's settings choices (model list, …) until the fork's own start reports its own: the fork
+   * runs in the same directory with the same Claude Code, and its settings bar is whole at once.
+   */
+  readonly configOptions?: readonly ConfigOption[];
 }
 
 /** The runtime's `SessionLedgers`: where each session's ledger comes from. */
@@ -370,6 +375,7 @@ export class ProjectedSessionLedgers {
       ...newSessionRecord(init, now),
       forkedFrom: { ...init.forkedFrom },
       resumeCursor: init.resumeCursor,
+      configOptions: [...(init.configOptions ?? [])],
     };
     await this.#deps.committer.commit(
       SessionProjector.createUnit(session, { throughTurnId: through.id, reboundTurns }).unit,
@@ -397,6 +403,7 @@ export function newSessionRecord(init: NewSessionInit, now: number): SessionReco
     status: 'idle',
     needsInputCount: 0,
     runningTurnId: null,
+    runningTurnStartedAt: null,
     lastError: null,
     settings: { ...init.settings },
     effectiveModel: null,

@@ -207,6 +207,7 @@ export class ProjectionDraft {
       computed.status !== before.status ||
       computed.needsInputCount !== before.needsInputCount ||
       computed.runningTurnId !== before.runningTurnId ||
+      computed.runningTurnStartedAt !== before.runningTurnStartedAt ||
       JSON.stringify(computed.lastError) !== JSON.stringify(before.lastError) ||
       this.session.closed !== before.closed;
     if (changed) {

@@ -435,6 +435,37 @@ test('queued prompts: queue, start in order, and a removed one gets its own canc
   assert.equal(h.projector.session.status, 'running', 'a canceled queued turn that never ran does not make it failed');
 });
 
+test('the summary says when the running turn started, on every host session event; null once none runs', () => {
+  const h = new Harness();
+  const prompt = (text: string) => ({ prompt: text, input: [], attachments: [], clientMessageId: `c-${text}` });
+  const summaries = () =>
+    h.projections.flatMap((projection) =>
+      (projection.unit.hostEvents ?? []).flatMap((event) =>
+        event.type === 'session'
+          ? [{ runningTurnId: event.data.session.runningTurnId, startedAt: event.data.session.runningTurnStartedAt }]
+          : [],
+      ),
+    );
+  h.acceptedTurn('t1');
+  const t1Started = h.projector.turn('t1')?.startedAt;
+  assert.equal(typeof t1Started, 'number');
+  h.run((p, now) => p.acceptTurn('t2', prompt('second'), true, now));
+  h.sidecar('turn_completed', { turnId: 't1', stopReason: 'end_turn' });
+  assert.equal(h.projector.session.runningTurnStartedAt, null);
+  h.run((p, now) => p.startQueuedTurn('t2', new Map(), now));
+  const t2Started = h.projector.turn('t2')?.startedAt;
+  assert.ok(typeof t2Started === 'number' && t2Started > (t1Started as number));
+  h.sidecar('provider_turn_identity_resolved', { turnId: 't2', providerTurnId: 'p-t2' });
+  h.sidecar('turn_completed', { turnId: 't2', stopReason: 'end_turn' });
+  assert.deepEqual(summaries(), [
+    { runningTurnId: 't1', startedAt: t1Started },
+    { runningTurnId: null, startedAt: null },
+    { runningTurnId: 't2', startedAt: t2Started },
+    { runningTurnId: null, startedAt: null },
+  ]);
+  assert.equal(h.projector.session.runningTurnStartedAt, null);
+});
+
 test('a steer is its own user row in the running turn', () => {
   const h = new Harness();
   h.acceptedTurn('t1');
@@ -518,6 +549,35 @@ test('a background command is background work until nothing runs any more', () =
   });
   assert.deepEqual(h.projector.session.backgroundTasks, []);
   assert.equal(h.projector.session.status, 'idle');
+  assert.deepEqual(
+    tool(h.toolRow('bg')).background,
+    { taskId: 'b1', status: 'completed' },
+    'the call no longer says running',
+  );
+  const announced = h.events.filter((event) => event.type === 'tool_use').at(-1);
+  assert.ok(announced?.type === 'tool_use' && announced.data.tool.background?.status === 'completed');
+});
+
+test('background work the sidecar took down with it says stopped on its call', () => {
+  const h = new Harness();
+  h.acceptedTurn('t1');
+  const launched = call('t1', 'bg', {
+    input: { command: 'sleep 50', run_in_background: true, toolName: 'Bash' },
+    output: { text: 'Command running in background with ID: b2' },
+    metadataExtra: { backgroundProcess: { taskId: 'b2', status: 'running' } },
+  });
+  h.sidecar('tool_updated', launched);
+  h.sidecar('tool_completed', {
+    ...launched,
+    status: 'completed',
+    metadata: { ...launched.metadata, resultSource: 'canonical' },
+  });
+  h.sidecar('turn_completed', { turnId: 't1', stopReason: 'end_turn' });
+  h.run((p, now) =>
+    p.sidecarExited({ message: 'sidecar exited: killed', code: 'sidecar_exited', apiErrorStatus: null }, now),
+  );
+  assert.deepEqual(h.projector.session.backgroundTasks, []);
+  assert.equal(tool(h.toolRow('bg')).background?.status, 'stopped');
 });
 
 test('a projection not accepted (its commit failed) leaves the projector unchanged', () => {

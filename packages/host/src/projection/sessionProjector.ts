@@ -223,7 +223,7 @@ export class SessionProjector {
           return this.#output(d, event.payload.turnId, () => agentTask(d, event.payload));
         case 'background_tasks_changed':
         case 'background_tasks_quiesced':
-          if (event.payload.runningCount === 0) clearBackground(d, 'the background work ended');
+          if (event.payload.runningCount === 0) clearBackground(d, 'the background work ended', 'completed');
           return;
         case 'plan_updated':
           return this.#output(d, event.payload.turnId, (turn) => plan(d, turn, event.payload.entries));

@@ -19,6 +19,8 @@ export interface ComputedStatus {
   readonly status: SessionStatus;
   readonly needsInputCount: number;
   readonly runningTurnId: string | null;
+  /** When the running turn (`runningTurnId`) started; null while none runs. */
+  readonly runningTurnStartedAt: number | null;
   readonly lastError: TurnError | null;
 }
 
@@ -41,7 +43,9 @@ export function computeSessionStatus(inputs: StatusInputs): ComputedStatus {
     }
     if (turn.startedAt !== null && (lastRan === undefined || turn.ordinal > lastRan.ordinal)) lastRan = turn;
   }
-  const runningTurnId = runningUser?.id ?? runningSynthetic?.id ?? null;
+  const runningTurn = runningUser ?? runningSynthetic;
+  const runningTurnId = runningTurn?.id ?? null;
+  const runningTurnStartedAt = runningTurn?.startedAt ?? null;
   const lastError = lastRan?.status === 'failed' ? lastRan.error : null;
   const status: SessionStatus =
     needsInputCount > 0
@@ -51,5 +55,5 @@ export function computeSessionStatus(inputs: StatusInputs): ComputedStatus {
         : lastRan?.status === 'failed'
           ? 'failed'
           : 'idle';
-  return { status, needsInputCount, runningTurnId, lastError };
+  return { status, needsInputCount, runningTurnId, runningTurnStartedAt, lastError };
 }

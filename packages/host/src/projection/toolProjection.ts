@@ -241,9 +241,14 @@ export function setBackground(d: ProjectionDraft, tasks: BackgroundTask[], turnI
   d.emit({ type: 'background_tasks', data: { session_id: d.sessionId, turnId, tasks } });
 }
 
-/** No background work runs any more: every entry goes, and calls its subagents left open get their result. */
-export function clearBackground(d: ProjectionDraft, reason: string): void {
+/**
+ * No background work runs any more: every entry goes, its call says it ended (`ended`: `completed`
+ * when the sidecar reports nothing running, `stopped` when the sidecar or the host went away), and
+ * calls its subagents left open get their result.
+ */
+export function clearBackground(d: ProjectionDraft, reason: string, ended: 'completed' | 'stopped'): void {
   const tasks = d.session.backgroundTasks;
+  for (const entry of tasks) endBackgroundCall(d, entry, ended);
   if (tasks.length > 0) setBackground(d, [], null);
   for (const row of [...d.allMessages()]) {
     const tool = toolBlockOf(row);
@@ -254,6 +259,37 @@ export function clearBackground(d: ProjectionDraft, reason: string): void {
     ) {
       synthesize(d, row, reason);
     }
+  }
+}
+
+/**
+ * The call of background work that ended without saying how: a command's `background` or an Agent
+ * call's task still said `running` (and every client showed it running) after the work was gone.
+ */
+function endBackgroundCall(d: ProjectionDraft, entry: BackgroundTask, status: 'completed' | 'stopped'): void {
+  const row = d.toolRow(entry.tool_use_id);
+  const tool = row === undefined ? undefined : toolBlockOf(row);
+  if (row === undefined || tool === undefined) return;
+  const put = (updated: ToolUseBlock): void =>
+    d.putMessage({
+      ...row,
+      content: row.content.map((block) => (block.type === 'tool_use' ? updated : block)),
+      updatedAt: d.now,
+    });
+  if (tool.background !== null && !endedTaskStatuses.has(tool.background.status)) {
+    const updated: ToolUseBlock = { ...tool, background: { ...tool.background, status } };
+    put(updated);
+    d.emit({
+      type: 'tool_use',
+      data: { session_id: d.sessionId, turnId: row.turnId, messageId: row.id, tool: updated },
+    });
+  } else if (tool.agentTask !== null && !endedTaskStatuses.has(tool.agentTask.status)) {
+    const task: AgentTask = { ...tool.agentTask, status, updatedAt: d.now };
+    put({ ...tool, agentTask: task });
+    d.emit({
+      type: 'agent_task',
+      data: { session_id: d.sessionId, turnId: row.turnId, messageId: row.id, tool_use_id: tool.id, task },
+    });
   }
 }
 

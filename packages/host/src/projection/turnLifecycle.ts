@@ -123,7 +123,7 @@ export function endEverything(
   }
   for (const turn of [...d.allTurns()]) if (turn.status === 'running') endTurn(d, turn, ending);
   const reason = resolution === 'sidecar_exited' ? 'the sidecar exited' : 'the host restarted';
-  clearBackground(d, reason);
+  clearBackground(d, reason, 'stopped');
   for (const row of [...d.allMessages()]) {
     if (row.status === 'streaming' && row.role === 'assistant' && toolBlockOf(row) === undefined) {
       interruptText(d, row);

@@ -27,6 +27,7 @@ export function sessionSummary(session: SessionRecord): SessionSummary {
     closed: session.closed,
     needsInputCount: session.needsInputCount,
     runningTurnId: session.runningTurnId,
+    runningTurnStartedAt: session.runningTurnStartedAt,
     lastError: session.lastError,
     model: session.settings.model,
     permissionMode: session.settings.permissionMode,

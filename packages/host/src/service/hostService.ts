@@ -10,7 +10,7 @@ import type {
   HostEvent,
   HostInfo,
   ImageMediaType,
-  Interaction,
+  InteractionList,
   InteractionStatus,
   MessagesPage,
   MessagesQuery,
@@ -20,8 +20,8 @@ import type {
   PostTurnResponse,
   SessionDetail,
   SessionEvent,
+  SessionList,
   SessionSnapshot,
-  SessionSummary,
   Task,
   ToolResultBlock,
 } from '@outrigger/host-api';
@@ -46,7 +46,8 @@ export interface HostService {
   info(): HostInfo;
 
   createSession(body: CreateSessionBody): Promise<CreateSessionResponse>;
-  listSessions(options: { includeClosed: boolean }): Promise<SessionSummary[]>;
+  /** Newest first, with the host stream's seq the list is consistent at (`after=lastSeq` misses nothing). */
+  listSessions(options: { includeClosed: boolean }): Promise<SessionList>;
   getSnapshot(sessionId: string): Promise<SessionSnapshot>;
   renameSession(sessionId: string, title: string): Promise<SessionDetail>;
   updateSettings(sessionId: string, patch: PatchSettingsBody): Promise<SessionDetail>;
@@ -65,7 +66,8 @@ export interface HostService {
   updateTask(taskId: string, patch: PatchTaskBody): Promise<Task>;
   deleteTask(taskId: string): Promise<void>;
 
-  listInteractions(filter: { sessionId?: string; status?: InteractionStatus }): Promise<Interaction[]>;
+  /** Oldest first, with the host stream's seq the list is consistent at (its `permission_*` events follow). */
+  listInteractions(filter: { sessionId?: string; status?: InteractionStatus }): Promise<InteractionList>;
   answerInteraction(
     sessionId: string,
     requestId: string,

@@ -12,7 +12,7 @@ import {
   type HostInfo,
   hostLimits,
   type ImageMediaType,
-  type Interaction,
+  type InteractionList,
   type InteractionStatus,
   type MessagesPage,
   type MessagesQuery,
@@ -22,6 +22,7 @@ import {
   type PostTurnResponse,
   type SessionDetail,
   type SessionEvent,
+  type SessionList,
   type SessionSettings,
   type SessionSnapshot,
   type SessionSummary,
@@ -178,9 +179,9 @@ export class SessionManager implements HostService {
     }
   }
 
-  async listSessions(options: { includeClosed: boolean }): Promise<SessionSummary[]> {
-    const sessions = await this.#options.store.listSessions(options);
-    return sessions.map((session) => this.#options.views.summary(session));
+  async listSessions(options: { includeClosed: boolean }): Promise<SessionList> {
+    const { sessions, lastHostSeq } = await this.#options.store.loadSessionList(options);
+    return { sessions: sessions.map((session) => this.#options.views.summary(session)), lastSeq: lastHostSeq };
   }
 
   async getSnapshot(sessionId: string): Promise<SessionSnapshot> {
@@ -253,6 +254,7 @@ export class SessionManager implements HostService {
         resume: fork.providerSessionId,
         turnCount: fork.targetProviderTurnBindings.length,
       },
+      configOptions: source.configOptions,
     });
     this.#register(ledger, undefined);
     return { id, providerSessionId: fork.providerSessionId, session: this.#options.views.summary(ledger.session) };
@@ -321,11 +323,12 @@ export class SessionManager implements HostService {
 
   // ─── interactions ────────────────────────────────────────────────────────────────────────────
 
-  async listInteractions(filter: { sessionId?: string; status?: InteractionStatus }): Promise<Interaction[]> {
+  async listInteractions(filter: { sessionId?: string; status?: InteractionStatus }): Promise<InteractionList> {
     if (filter.sessionId !== undefined && (await this.#options.store.getSession(filter.sessionId)) === undefined) {
       throw notFound('session');
     }
-    return this.#options.store.listInteractions(filter);
+    const { interactions, lastHostSeq } = await this.#options.store.loadInteractionList(filter);
+    return { interactions: [...interactions], lastSeq: lastHostSeq };
   }
 
   async answerInteraction(

@@ -97,4 +97,6 @@ export class FaultInjectingStore implements HostStore {
   lastHostSeq: HostStore['lastHostSeq'] = () => this.#inner.lastHostSeq();
   loadSessionSnapshot: HostStore['loadSessionSnapshot'] = (...args) => this.#inner.loadSessionSnapshot(...args);
   loadProjectionState: HostStore['loadProjectionState'] = (...args) => this.#inner.loadProjectionState(...args);
+  loadSessionList: HostStore['loadSessionList'] = (...args) => this.#inner.loadSessionList(...args);
+  loadInteractionList: HostStore['loadInteractionList'] = (...args) => this.#inner.loadInteractionList(...args);
 }

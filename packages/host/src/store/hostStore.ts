@@ -41,8 +41,8 @@ export type HostEventDraft = {
  * (the store throws and nothing changed, seqs included). Rows are put whole (insert or replace).
  * Order inside the transaction: sessions, the transcript copy (so the unit's own turns can rebind
  * copied ones), turns, attachments, messages, interactions, tasks, deleted tasks, the SDK task sync,
- * then session events (the sync's `task_update` first, then `sessionEvents` in order), then host
- * events in order.
+ * then session events (the sync's `task_update` first, then `tasks_changed`, then `sessionEvents` in
+ * order), then host events in order.
  */
 export interface WriteUnit {
   readonly sessions?: readonly SessionRecord[];
@@ -60,6 +60,11 @@ export interface WriteUnit {
    * twice give the same rows (created_at of a row kept while its index exists).
    */
   readonly sdkTaskSync?: SdkTaskSync;
+  /**
+   * A user task was added, edited or deleted: append `tasks_changed {session_id, tasks}` with every
+   * task of the session after this unit's task changes (SDK first), read inside the transaction.
+   */
+  readonly tasksChanged?: { readonly sessionId: string };
   /**
    * Fork: copy the source's turns up to and including `throughTurnId` (by ordinal) and their messages
    * into `toSessionId` (whose row must come in the same unit or exist).
@@ -133,6 +138,20 @@ export interface ProjectionStateRecords {
   readonly hasAcceptedTurn: boolean;
 }
 
+/** `GET /api/sessions`: the sessions and the host log's seq they are consistent at (one read). */
+export interface SessionListRecords {
+  readonly sessions: readonly SessionRecord[];
+  /** The host stream's last seq: its `session` events after it change these rows, none before it does. */
+  readonly lastHostSeq: number;
+}
+
+/** `GET /api/interactions`: the interactions and the host log's seq they are consistent at (one read). */
+export interface InteractionListRecords {
+  readonly interactions: readonly InteractionRecord[];
+  /** The host stream's last seq: its `permission_*` events after it change these rows, none before it does. */
+  readonly lastHostSeq: number;
+}
+
 export interface InteractionFilter {
   readonly sessionId?: string;
   readonly status?: InteractionStatus;
@@ -184,6 +203,10 @@ export interface HostStoreReader {
   /** Undefined for an unknown session. */
   loadSessionSnapshot(sessionId: string, pageLimit: number): Promise<SessionSnapshotRecords | undefined>;
   loadProjectionState(sessionId: string): Promise<ProjectionStateRecords | undefined>;
+  /** `listSessions` and `lastHostSeq` at one consistent point. */
+  loadSessionList(options: { includeClosed: boolean }): Promise<SessionListRecords>;
+  /** `listInteractions` and `lastHostSeq` at one consistent point. */
+  loadInteractionList(filter: InteractionFilter): Promise<InteractionListRecords>;
 }
 
 export interface HostStore extends HostStoreReader {

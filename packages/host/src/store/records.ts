@@ -39,6 +39,8 @@ export interface SessionRecord {
   readonly status: SessionStatus;
   readonly needsInputCount: number;
   readonly runningTurnId: string | null;
+  /** When the running turn started (its `startedAt`); null while none runs. Stored with `runningTurnId`. */
+  readonly runningTurnStartedAt: number | null;
   readonly lastError: TurnError | null;
   readonly settings: SessionSettings;
   readonly effectiveModel: string | null;

@@ -1,4 +1,4 @@
-import type { MessageRecord, SessionRecord, TurnRecord } from './records.ts';
+import type { InteractionRecord, MessageRecord, SessionRecord, TaskRecord, TurnRecord } from './records.ts';
 
 /*
  * Row builders for tests of the store, the event hub and the projection (and the runtime's, if it
@@ -15,6 +15,7 @@ export function testSession(id: string, overrides: Partial<SessionRecord> = {}):
     status: 'idle',
     needsInputCount: 0,
     runningTurnId: null,
+    runningTurnStartedAt: null,
     lastError: null,
     settings: { model: 'default', permissionMode: 'default', planMode: false, effort: null },
     effectiveModel: null,
@@ -128,4 +129,44 @@ export function testToolMessage(
           ]),
     ],
   });
+}
+
+export function testInteraction(
+  sessionId: string,
+  requestId: string,
+  overrides: Partial<InteractionRecord> = {},
+): InteractionRecord {
+  return {
+    requestId,
+    session_id: sessionId,
+    turnId: 't1',
+    kind: 'approval',
+    toolName: 'Bash',
+    tool_use_id: 'tu',
+    input: { command: 'ls' },
+    options: [{ kind: 'allow_once', name: 'Allow', optionId: 'allow' }],
+    agentId: null,
+    parentToolUseId: null,
+    status: 'pending',
+    answer: null,
+    resolution: null,
+    createdAt: 7,
+    resolvedAt: null,
+    ...overrides,
+  };
+}
+
+export function testUserTask(sessionId: string, id: string, overrides: Partial<TaskRecord> = {}): TaskRecord {
+  return {
+    id,
+    session_id: sessionId,
+    title: 'mine',
+    status: 'pending',
+    description: null,
+    sort_order: 0,
+    source: 'user',
+    created_at: 1,
+    updated_at: 2,
+    ...overrides,
+  };
 }

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { approvalAnswer, isAnswered, planAnswer, planOf, questionAnswer, questionsOf } from './questionForm.ts';
+import {
+  approvalAnswer,
+  chosenAnswers,
+  isAnswered,
+  planAnswer,
+  planOf,
+  questionAnswer,
+  questionsOf,
+} from './questionForm.ts';
 
 const input = {
   questions: [
@@ -56,4 +64,10 @@ test('approval and plan answers have the contract’s shapes', () => {
   assert.deepEqual(planAnswer('acceptEdits'), { action: 'allow', optionId: 'acceptEdits', payload: {} });
   assert.deepEqual(planAnswer(null), { action: 'reject', optionId: 'plan', payload: {} });
   assert.equal(planOf({ input: { plan: '# Plan' } }), '# Plan');
+});
+
+test('an answered question says what was chosen, over every question and choice', () => {
+  assert.equal(chosenAnswers({ answersByQuestionId: { q1: 'PostgreSQL' } }), 'PostgreSQL');
+  assert.equal(chosenAnswers({ answersByQuestionId: { q1: ['a', 'b'], q2: 'c', q3: '' } }), 'a, b, c');
+  assert.equal(chosenAnswers({}), '');
 });

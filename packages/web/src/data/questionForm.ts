@@ -59,6 +59,16 @@ export function questionAnswer(
   return { action: 'allow', optionId: 'allow', payload: { answersByQuestionId } };
 }
 
+/** What a question's answer chose, for the line that stays once it is answered: `PostgreSQL`, `a, b`. */
+export function chosenAnswers(payload: Readonly<Record<string, unknown>>): string {
+  const answers = payload.answersByQuestionId;
+  if (typeof answers !== 'object' || answers === null) return '';
+  return Object.values(answers)
+    .flatMap((value) => (Array.isArray(value) ? value : [value]))
+    .filter((value): value is string => typeof value === 'string' && value.trim() !== '')
+    .join(', ');
+}
+
 export function approvalAnswer(choice: 'allow' | 'allow_always' | 'reject', denyMessage = ''): AnswerInteractionBody {
   if (choice === 'reject') {
     const message = denyMessage.trim();

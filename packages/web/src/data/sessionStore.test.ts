@@ -80,3 +80,31 @@ test('a start overtaken by a stop opens no stream (React StrictMode mounts twice
   store.stop();
   await Promise.all([first, second]);
 });
+
+test('a hidden tab lets go of its stream and catches up from its last seq when shown again', async () => {
+  const log = recordedTurn();
+  const host = fakeHost(log, 3);
+  const store = new SessionStore(host.client, 's1', { now: () => 0 });
+  store.pause(); // opened in a background tab
+  const running = store.start();
+  try {
+    await settle();
+    assert.deepEqual(host.streamRequests, [], 'no stream while hidden');
+    assert.equal(store.view.lastSeq, 3, 'the snapshot is there');
+    store.resume();
+    await settle();
+    assert.deepEqual(host.streamRequests, ['3']);
+    assert.equal(store.view.lastSeq, log.length);
+    assert.equal(store.screen.get().connection, 'live');
+    store.pause();
+    await settle();
+    assert.equal(store.screen.get().connection, 'live', 'a pause is not shown as a stopped stream');
+    store.resume();
+    await settle();
+    assert.deepEqual(host.streamRequests, ['3', String(log.length)], 'shown again: from where it was');
+    assert.equal(store.screen.get().connection, 'live');
+  } finally {
+    store.stop();
+    await running;
+  }
+});

@@ -49,6 +49,9 @@ export class SessionStore {
   #connection: StreamConnection | undefined;
   /** Bumped by every start and stop, so a start overtaken by a stop (React's StrictMode) opens nothing. */
   #generation = 0;
+  /** The snapshot is in: the stream can follow from its seq. */
+  #loaded = false;
+  #paused = false;
 
   constructor(client: HostClient, sessionId: string, options: SessionStoreOptions = {}) {
     this.#client = client;
@@ -72,25 +75,38 @@ export class SessionStore {
       const snapshot = await this.#client.call('getSession', { params: { id: this.sessionId } });
       if (generation !== this.#generation) return;
       this.dispatch({ type: 'snapshot', snapshot });
+      this.#loaded = true;
     } catch (error) {
       if (generation === this.#generation)
         this.screen.update((screen) => ({ ...screen, loadError: messageOf(error), connection: 'disconnected' }));
       return;
     }
-    this.#connection = new StreamConnection({
-      open: streamOpener(this.#client, 'sessionEvents', { id: this.sessionId }),
-      ...this.#options.stream,
-      after: this.view.lastSeq,
-      onFrame: (frame) => this.#onFrame(frame),
-      onState: (connection) => this.screen.update((screen) => ({ ...screen, connection })),
-    });
-    await this.#connection.run();
+    await this.#follow();
   }
 
   stop(): void {
     this.#generation += 1;
+    this.#loaded = false;
     this.#connection?.stop();
     this.#connection = undefined;
+  }
+
+  /**
+   * The tab is hidden: let go of the stream. A browser opens at most six connections to a host across
+   * all its tabs, so hidden tabs must not hold them; `resume` catches up from the last seq (the host
+   * replays what came meanwhile).
+   */
+  pause(): void {
+    this.#paused = true;
+    const connection = this.#connection;
+    this.#connection = undefined;
+    connection?.stop();
+  }
+
+  resume(): void {
+    if (!this.#paused) return;
+    this.#paused = false;
+    if (this.#loaded && this.#connection === undefined) void this.#follow();
   }
 
   reconnectNow(): void {
@@ -153,6 +169,24 @@ export class SessionStore {
 
   fullToolResult(toolUseId: string): Promise<ToolResultBlock> {
     return this.#client.call('getToolResult', { params: { id: this.sessionId, toolUseId } });
+  }
+
+  /** The stream from the view's seq, until `stop()` or `pause()`. */
+  async #follow(): Promise<void> {
+    if (this.#paused) return;
+    this.screen.update((screen) => ({ ...screen, connection: 'connecting' }));
+    const connection = new StreamConnection({
+      open: streamOpener(this.#client, 'sessionEvents', { id: this.sessionId }),
+      ...this.#options.stream,
+      after: this.view.lastSeq,
+      onFrame: (frame) => this.#onFrame(frame),
+      onState: (state) => {
+        // A paused stream's own `stopped` is not news: the tab is hidden and comes back `connecting`.
+        if (this.#connection === connection) this.screen.update((screen) => ({ ...screen, connection: state }));
+      },
+    });
+    this.#connection = connection;
+    await connection.run();
   }
 
   #onFrame(frame: StreamFrame): void {

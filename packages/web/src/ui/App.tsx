@@ -5,6 +5,7 @@ import { ErrorBoundary } from './ErrorBoundary.tsx';
 import { useValue } from './hooks.ts';
 import { Icon } from './Icon.tsx';
 import { InboxView } from './InboxView.tsx';
+import { NewSessionDialog } from './NewSessionDialog.tsx';
 import { useRoute } from './route.ts';
 import { SessionSwitcher } from './SessionSwitcher.tsx';
 import { SessionView } from './SessionView.tsx';
@@ -76,6 +77,7 @@ export function App() {
 }
 
 function Home({ onOpenSidebar }: { onOpenSidebar: () => void }) {
+  const [creating, setCreating] = useState(false);
   return (
     <section className="conversation" aria-label="Welcome">
       <header className="topbar">
@@ -94,7 +96,12 @@ function Home({ onOpenSidebar }: { onOpenSidebar: () => void }) {
       <div className="empty">
         <h2>Pick a session, or start a new one</h2>
         <p>Each session is a Claude Code agent working in a directory. You can run several at once.</p>
+        {/* The first thing a first run needs, where it looks (on a phone the sidebar is folded away). */}
+        <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+          <Icon name="plus" /> Start a session
+        </button>
       </div>
+      {creating && <NewSessionDialog onClose={() => setCreating(false)} />}
     </section>
   );
 }

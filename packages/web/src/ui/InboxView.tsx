@@ -32,7 +32,7 @@ export function InboxView({ onOpenSidebar }: { onOpenSidebar: () => void }) {
         </button>
         <div className="topbar-title">
           <h1 id="inbox-heading">Needs you</h1>
-          <span className="cwd">Approvals, questions and plans waiting in every session</span>
+          <span className="subtitle">Approvals, questions and plans waiting in every session</span>
         </div>
         <NotificationToggle />
       </header>

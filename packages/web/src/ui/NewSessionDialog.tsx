@@ -2,6 +2,7 @@ import { type PermissionMode, permissionModes, type SessionSummary } from '@outr
 import { useEffect, useRef, useState } from 'react';
 import { useServices } from './appContext.ts';
 import { useValue } from './hooks.ts';
+import { navigate, sessionHref } from './route.ts';
 
 export const permissionModeLabels: Readonly<Record<PermissionMode, string>> = {
   default: 'Ask before tools run',
@@ -11,14 +12,8 @@ export const permissionModeLabels: Readonly<Record<PermissionMode, string>> = {
   bypassPermissions: 'Never ask (bypass)',
 };
 
-/** Create a session: where it runs, which model, how it asks. */
-export function NewSessionDialog({
-  onClose,
-  onCreated,
-}: {
-  onClose: () => void;
-  onCreated: (session: SessionSummary) => void;
-}) {
+/** Create a session: where it runs, which model, how it asks; then open it. */
+export function NewSessionDialog({ onClose }: { onClose: () => void }) {
   const { host } = useServices();
   const { info } = useValue(host.screen);
   const dialog = useRef<HTMLDialogElement>(null);
@@ -47,10 +42,16 @@ export function NewSessionDialog({
               permissionMode: text('permissionMode') as PermissionMode,
               ...(text('title') !== '' ? { title: text('title') } : {}),
             })
-            .then(onCreated, (e: unknown) => {
-              setBusy(false);
-              setError(e instanceof Error ? e.message : String(e));
-            });
+            .then(
+              (session: SessionSummary) => {
+                onClose();
+                navigate(sessionHref(session.id));
+              },
+              (e: unknown) => {
+                setBusy(false);
+                setError(e instanceof Error ? e.message : String(e));
+              },
+            );
         }}
       >
         <h2 id="new-session-title">New session</h2>

@@ -3,6 +3,7 @@ import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { fileChangeFromInput } from '../data/fileDiff.ts';
 import {
   approvalAnswer,
+  chosenAnswers,
   isAnswered,
   planAnswer,
   planOf,
@@ -333,7 +334,11 @@ export function resolvedText(interaction: Interaction): string {
   }
   const answer = interaction.answer;
   if (answer === null) return 'Answered.';
-  if (interaction.kind === 'question') return answer.action === 'reject' ? 'Question skipped.' : 'Answered.';
+  if (interaction.kind === 'question') {
+    if (answer.action === 'reject') return 'Question skipped.';
+    const chosen = chosenAnswers(answer.payload);
+    return chosen === '' ? 'Answered.' : `Answered: ${chosen}.`;
+  }
   if (interaction.kind === 'plan')
     return answer.action === 'reject' ? 'Kept planning.' : `Plan approved (${answer.optionId}).`;
   if (answer.action === 'reject') {

@@ -19,20 +19,37 @@ import { BackgroundWork, FilesChanged, TaskPanel } from './TaskPanel.tsx';
 import { Transcript } from './Transcript.tsx';
 import type { TranscriptActions } from './TranscriptItem.tsx';
 
+/** A hidden tab keeps its session stream this long (switching back and forth reconnects nothing). */
+const HIDDEN_GRACE_MS = 10_000;
+
 function useSessionStore(sessionId: string): SessionStore {
   const { client } = useServices();
   const store = useMemo(() => new SessionStore(client, sessionId), [client, sessionId]);
   useEffect(() => {
-    void store.start();
-    const wake = () => {
+    let pauseTimer: ReturnType<typeof setTimeout> | undefined;
+    // A hidden tab lets go of its stream: the browser's six connections per host are shared by every tab.
+    const onVisibility = () => {
+      clearTimeout(pauseTimer);
+      if (document.visibilityState === 'hidden') {
+        pauseTimer = setTimeout(() => store.pause(), HIDDEN_GRACE_MS);
+        return;
+      }
+      store.resume();
+      store.reconnectNow();
+    };
+    const online = () => {
       if (document.visibilityState === 'visible') store.reconnectNow();
     };
-    window.addEventListener('online', wake);
-    document.addEventListener('visibilitychange', wake);
+    if (document.visibilityState === 'hidden') store.pause();
+    else store.resume();
+    void store.start();
+    window.addEventListener('online', online);
+    document.addEventListener('visibilitychange', onVisibility);
     return () => {
+      clearTimeout(pauseTimer);
       store.stop();
-      window.removeEventListener('online', wake);
-      document.removeEventListener('visibilitychange', wake);
+      window.removeEventListener('online', online);
+      document.removeEventListener('visibilitychange', onVisibility);
     };
   }, [store]);
   return store;

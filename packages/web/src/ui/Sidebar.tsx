@@ -8,7 +8,7 @@ import { useServices } from './appContext.ts';
 import { useNow, useValue } from './hooks.ts';
 import { Icon } from './Icon.tsx';
 import { NewSessionDialog } from './NewSessionDialog.tsx';
-import { navigate, type Route, sessionHref } from './route.ts';
+import { type Route, sessionHref } from './route.ts';
 import { StatusBadge } from './StatusBadge.tsx';
 import type { ThemeChoice } from './theme.ts';
 
@@ -92,15 +92,7 @@ export function Sidebar({
           <StatusBadge status="disconnected" title={screen.loadError ?? 'The live connection to the host is down'} />
         )}
       </div>
-      {creating && (
-        <NewSessionDialog
-          onClose={() => setCreating(false)}
-          onCreated={(session) => {
-            setCreating(false);
-            navigate(sessionHref(session.id));
-          }}
-        />
-      )}
+      {creating && <NewSessionDialog onClose={() => setCreating(false)} />}
     </nav>
   );
 }

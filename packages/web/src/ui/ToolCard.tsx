@@ -46,18 +46,25 @@ export function ToolCard({
   const elapsed = (tool.endedAt ?? now) - tool.startedAt;
   const agent = tool.agentTask;
   const timeout = timedOutAfter?.(tool.id);
-  const failed = tool.status === 'failed' || result?.is_error === true;
+  // An error result is not always the tool failing: the person denied it, or its turn ended first
+  // (the host's synthesized result). Those say so and are not shown as failures.
+  const denied = resolved.some(
+    (interaction) => interaction.kind === 'approval' && interaction.answer?.action === 'reject',
+  );
+  const cutShort = result?.resultSource === 'synthesized';
+  const failed = (tool.status === 'failed' || result?.is_error === true) && !denied && !cutShort;
+  const ended = denied ? 'denied' : cutShort ? 'stopped' : failed ? 'failed' : tool.status;
 
   const stateText = running
     ? pending.length > 0
       ? 'waiting for you'
       : `running ${formatElapsed(elapsed)}`
-    : failed
-      ? `failed · ${formatDuration(elapsed)}`
+    : denied || cutShort || failed
+      ? `${ended} · ${formatDuration(elapsed)}`
       : formatDuration(elapsed);
 
   return (
-    <div className="tool" data-status={failed ? 'failed' : tool.status} data-asking={pending.length > 0}>
+    <div className="tool" data-status={ended} data-asking={pending.length > 0}>
       <button
         type="button"
         className="tool-head"
@@ -103,7 +110,11 @@ export function ToolCard({
         </div>
       )}
       {tool.background !== null && (
-        <div className="prompt-resolved">Runs in the background · {tool.background.status}</div>
+        <div className="prompt-resolved">
+          {tool.background.status === 'running'
+            ? 'Runs in the background'
+            : `Ran in the background · ${tool.background.status}`}
+        </div>
       )}
       {timeout !== undefined && (
         <div className="prompt-resolved" style={{ color: 'var(--red)' }}>

@@ -167,7 +167,8 @@ function TurnFooter({ turn, fork }: { turn: TurnState; fork: (turnId: string) =>
           setForking(true);
           fork(turn.id).finally(() => setForking(false));
         }}
-        aria-label="Fork a new session from this turn"
+        // The visible words are the name (voice control says what it sees); the title says what it does.
+        title="Start a new session from this turn"
       >
         <Icon name="fork" /> {forking ? 'Forking…' : 'Fork from here'}
       </button>

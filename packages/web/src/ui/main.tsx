@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { Drafts } from '../data/drafts.ts';
 import { HostStore } from '../data/hostStore.ts';
 import { Outbox } from '../data/outbox.ts';
+import { browserTabShare } from '../data/tabShare.ts';
 import { App } from './App.tsx';
 import { AppContext, type AppServices } from './appContext.ts';
 import './styles.css';
@@ -13,7 +14,8 @@ const client = new HostClient();
 const storage = typeof localStorage === 'undefined' ? undefined : localStorage;
 const services: AppServices = {
   client,
-  host: new HostStore(client),
+  // The tabs of this host follow one host stream between them (a browser allows six connections per host).
+  host: new HostStore(client, { share: browserTabShare(`outrigger-host-stream ${location.host}`) }),
   outbox: new Outbox({
     post: (sessionId, body) => client.call('postTurn', { params: { id: sessionId }, body }),
     storage,

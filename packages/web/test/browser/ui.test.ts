@@ -274,9 +274,9 @@ describe('tools, tasks, fork', () => {
     await page.locator('.outcome.completed').nth(1).waitFor();
     const panel = page.locator('.side-panel');
     await panel.getByText('Count to three').waitFor();
-    await page.getByText('Runs in the background · running').waitFor();
+    await page.getByText('Runs in the background', { exact: true }).waitFor();
     await panel.getByText('Nothing runs in the background.').waitFor();
-    await page.getByText('Runs in the background · completed').waitFor();
+    await page.getByText('Ran in the background · completed').waitFor();
     await context.close();
   });
 
@@ -307,7 +307,7 @@ describe('tools, tasks, fork', () => {
     await page.locator('.outcome.completed').waitFor();
     await send(page, 'markdown');
     await page.locator('.outcome.completed').nth(1).waitFor();
-    await page.getByRole('button', { name: 'Fork a new session from this turn' }).first().click();
+    await page.getByRole('button', { name: 'Fork from here' }).first().click();
     await page.getByRole('heading', { name: /\(fork\)/ }).waitFor();
     await page.locator('.outcome.completed').waitFor();
     assert.equal(await rowsOfKind(page, 'user').count(), 1);

@@ -240,7 +240,7 @@ describe('the UI against the real host', { skip: hostMissing }, () => {
     await completed(page, 0);
     await send(page, 'think about it');
     await completed(page, 1);
-    await page.getByRole('button', { name: 'Fork a new session from this turn' }).first().click();
+    await page.getByRole('button', { name: 'Fork from here' }).first().click();
     await page.waitForURL((url) => !url.hash.includes(opened.id), { timeout: 60_000 });
     await completed(page, 0);
     assert.equal(await rowsOfKind(page, 'user').count(), 1);
@@ -281,6 +281,25 @@ describe('the UI against the real host', { skip: hostMissing }, () => {
     await completed(opened.page);
     await second.close();
     await finish(opened, 'two-tabs');
+  });
+
+  test('three tabs of one host all answer: the browser’s six connections are shared, not used up', async () => {
+    const opened = await openSession('Three tabs');
+    const tabs = [opened.page];
+    for (let i = 0; i < 2; i += 1) {
+      const tab = await opened.context.newPage();
+      await tab.goto(`${host.host.baseUrl}/#/s/${opened.id}`);
+      await tab.getByRole('heading', { level: 1, name: 'Three tabs', exact: true }).waitFor();
+      tabs.push(tab);
+    }
+    // Each tab used to hold two streams: the third left no connection, so this send never went out.
+    await send(tabs[2]!, 'run a command');
+    for (const tab of tabs) await tab.getByRole('button', { name: 'Allow', exact: true }).waitFor({ timeout: 60_000 });
+    await tabs[1]!.getByRole('button', { name: 'Allow', exact: true }).click();
+    for (const tab of tabs) await tab.getByText('Allowed once.').waitFor({ timeout: 30_000 });
+    await completed(tabs[0]!);
+    for (const tab of tabs.slice(1)) await tab.close();
+    await finish(opened, 'three-tabs');
   });
 
   test('an Edit is shown as a diff, before and after it ran', async () => {

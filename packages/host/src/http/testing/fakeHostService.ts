@@ -75,7 +75,10 @@ export class FakeHostService implements HostService {
       return { id, providerSessionId: id, session: summary(id, body.cwd) };
     });
   listSessions: HostService['listSessions'] = (options) =>
-    this.#call('listSessions', [options], () => [...this.sessionLogs.keys()].map((id) => summary(id, '/tmp')));
+    this.#call('listSessions', [options], () => ({
+      sessions: [...this.sessionLogs.keys()].map((id) => summary(id, '/tmp')),
+      lastSeq: this.hostLog.events.length,
+    }));
   getSnapshot: HostService['getSnapshot'] = (sessionId) =>
     this.#call('getSnapshot', [sessionId], () => snapshot(sessionId, this.#log(sessionId).events.length));
   renameSession: HostService['renameSession'] = (sessionId, title) =>
@@ -133,7 +136,8 @@ export class FakeHostService implements HostService {
       throw new HostError('conflict', 'an SDK task follows the agent’s plan and cannot be edited');
     });
   deleteTask: HostService['deleteTask'] = (taskId) => this.#call('deleteTask', [taskId], () => undefined);
-  listInteractions: HostService['listInteractions'] = (filter) => this.#call('listInteractions', [filter], () => []);
+  listInteractions: HostService['listInteractions'] = (filter) =>
+    this.#call('listInteractions', [filter], () => ({ interactions: [], lastSeq: this.hostLog.events.length }));
   answerInteraction: HostService['answerInteraction'] = (sessionId, requestId, body) =>
     this.#call('answerInteraction', [sessionId, requestId, body], () => {
       throw new HostError('gone', 'the interaction was superseded');
@@ -188,6 +192,7 @@ function summary(id: string, cwd: string) {
     closed: false,
     needsInputCount: 0,
     runningTurnId: null,
+    runningTurnStartedAt: null,
     lastError: null,
     model: 'default',
     permissionMode: 'default' as const,

@@ -142,6 +142,17 @@ export const migrations: readonly { readonly version: number; readonly sql: stri
       );
     `,
   },
+  {
+    // SessionSummary.runningTurnStartedAt: stored with running_turn_id; a running turn of an older
+    // database takes its start from its turn row.
+    version: 2,
+    sql: `
+      ALTER TABLE sessions ADD COLUMN running_turn_started_at INTEGER;
+      UPDATE sessions SET running_turn_started_at =
+        (SELECT started_at FROM turns WHERE turns.session_id = sessions.id AND turns.id = sessions.running_turn_id)
+      WHERE running_turn_id IS NOT NULL;
+    `,
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)!.version;

@@ -8,7 +8,14 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, test } from 'node:test';
 import type { SessionEventDraft, WriteUnit } from '../hostStore.ts';
 import { StoreError } from '../storeError.ts';
-import { testSession, testTextMessage, testToolMessage, testTurn } from '../testRecords.ts';
+import {
+  testInteraction,
+  testSession,
+  testTextMessage,
+  testToolMessage,
+  testTurn,
+  testUserTask,
+} from '../testRecords.ts';
 import { latestSchemaVersion, migrate, migrations, schemaVersion } from './migrations.ts';
 import { SqliteHostStore } from './sqliteHostStore.ts';
 
@@ -42,6 +49,18 @@ function textEvent(sessionId: string, turnId: string, delta: string): SessionEve
     type: 'text',
     data: { session_id: sessionId, turnId, messageId: 'm-1', delta, final: false, interrupted: false },
   };
+}
+
+/** An in-memory store whose commits fail (with `message`, before COMMIT) while `failing(true)`. */
+function storeFailingOnDemand(message: string) {
+  let fail = false;
+  const store = SqliteHostStore.open({
+    path: ':memory:',
+    beforeCommit: () => {
+      if (fail) throw new Error(message);
+    },
+  });
+  return { store, failing: (on: boolean) => (fail = on) };
 }
 
 async function storeWithSession(path = ':memory:', sessionId = 's1') {
@@ -114,6 +133,8 @@ test('every record type round-trips through a commit', async () => {
   const session = testSession('s1', {
     titleSource: 'user',
     closed: true,
+    runningTurnId: 't1',
+    runningTurnStartedAt: 2_000,
     lastError: { message: 'boom', code: 'sidecar_exited', apiErrorStatus: null },
     resumeCursor: { kind: 'claude-agent-sdk', version: 1, resume: 'r', turnCount: 2 },
     configOptions: [{ id: 'model', name: 'Model', type: 'select', currentValue: 'default', options: [] }],
@@ -147,34 +168,13 @@ test('every record type round-trips through a commit', async () => {
   });
   const message = testTextMessage('s1', 't1', 0, 'hello', { steer: true, clientMessageId: 'c2', role: 'user' });
   const tool = testToolMessage('s1', 't1', 1, 'tu', { content: 'x'.repeat(20_000), source: 'hook' });
-  const interaction = {
-    requestId: 'r1',
-    session_id: 's1',
-    turnId: 't1',
-    kind: 'approval' as const,
-    toolName: 'Bash',
-    tool_use_id: 'tu',
-    input: { command: 'ls' },
-    options: [{ kind: 'allow_once', name: 'Allow', optionId: 'allow' }],
-    agentId: null,
-    parentToolUseId: null,
-    status: 'answered' as const,
+  const interaction = testInteraction('s1', 'r1', {
+    status: 'answered',
     answer: { action: 'allow', optionId: 'allow', payload: {} },
-    resolution: 'answered' as const,
-    createdAt: 7,
+    resolution: 'answered',
     resolvedAt: 8,
-  };
-  const task = {
-    id: 'user-1',
-    session_id: 's1',
-    title: 'mine',
-    status: 'pending' as const,
-    description: null,
-    sort_order: 0,
-    source: 'user' as const,
-    created_at: 1,
-    updated_at: 2,
-  };
+  });
+  const task = testUserTask('s1', 'user-1');
   const attachment = {
     id: 'a1',
     sessionId: 's1',
@@ -289,13 +289,7 @@ test('a stored event is the committed event: payload, seq and session_id as retu
 });
 
 test('a transaction rolls back as a whole when any part fails: rows, events and seqs', async () => {
-  let fail = false;
-  const store = SqliteHostStore.open({
-    path: ':memory:',
-    beforeCommit: () => {
-      if (fail) throw new Error('disk on fire');
-    },
-  });
+  const { store, failing } = storeFailingOnDemand('disk on fire');
   await store.commit({
     sessions: [testSession('s1')],
     turns: [testTurn('s1', 't1', 0)],
@@ -320,7 +314,7 @@ test('a transaction rolls back as a whole when any part fails: rows, events and 
   assert.equal(await store.getTurn('s1', 't2'), undefined);
 
   // A failure at the very end (after every statement ran) loses everything too.
-  fail = true;
+  failing(true);
   await assert.rejects(
     store.commit({ turns: [testTurn('s1', 't3', 2)], sessionEvents: [textEvent('s1', 't3', 'b')] }),
     /disk on fire/,
@@ -328,7 +322,7 @@ test('a transaction rolls back as a whole when any part fails: rows, events and 
   assert.equal(await store.getTurn('s1', 't3'), undefined);
 
   // One bad unit in a group commit sinks every unit of the group.
-  fail = false;
+  failing(false);
   await assert.rejects(
     store.commitMany([
       { turns: [testTurn('s1', 't4', 3)], sessionEvents: [textEvent('s1', 't4', 'c')] },
@@ -403,16 +397,10 @@ test('syncSdkTasks follows seed 002 and is idempotent; user tasks are untouched'
 });
 
 test('a failed task sync changes nothing', async () => {
-  let fail = false;
-  const store = SqliteHostStore.open({
-    path: ':memory:',
-    beforeCommit: () => {
-      if (fail) throw new Error('injected');
-    },
-  });
+  const { store, failing } = storeFailingOnDemand('injected');
   await store.commit({ sessions: [testSession('s1')] });
   await store.syncSdkTasks('s1', 't1', [{ content: 'a', status: 'pending' }], 1);
-  fail = true;
+  failing(true);
   await assert.rejects(store.syncSdkTasks('s1', 't1', [{ content: 'b', status: 'pending' }], 2), StoreError);
   assert.deepEqual(
     (await store.listTasks('s1')).map((task) => task.title),
@@ -420,6 +408,112 @@ test('a failed task sync changes nothing', async () => {
   );
   assert.equal(await store.lastSessionSeq('s1'), 1);
   await store.close();
+});
+
+test('a user task change appends tasks_changed with the session’s tasks, in the same transaction', async () => {
+  const { store, failing } = storeFailingOnDemand('injected');
+  await store.commit({ sessions: [testSession('s1'), testSession('s2')] });
+  await store.syncSdkTasks('s1', 't1', [{ content: 'plan', status: 'in_progress' }], 1);
+  const mine = testUserTask('s1', 'u1');
+  await store.commit({ tasks: [{ ...mine, id: 'other', session_id: 's2' }], tasksChanged: { sessionId: 's2' } });
+  const added = await store.commit({ tasks: [mine], tasksChanged: { sessionId: 's1' } });
+  assert.deepEqual(
+    added.sessionEvents.map((event) => [event.type, event.data.seq]),
+    [['tasks_changed', 2]],
+  );
+  const event = added.sessionEvents[0]!;
+  assert.ok(event.type === 'tasks_changed');
+  assert.deepEqual(
+    event.data.tasks.map((task) => task.id),
+    ['sdk-s1-0', 'u1'],
+    'the session’s tasks after the change, SDK plan first, no other session’s',
+  );
+  assert.deepEqual(await store.readSessionEvents('s1', 1, 10), [event]);
+
+  const removed = await store.commit({ deleteTaskIds: ['u1'], tasksChanged: { sessionId: 's1' } });
+  const after = removed.sessionEvents[0]!;
+  assert.ok(after.type === 'tasks_changed');
+  assert.deepEqual(
+    after.data.tasks.map((task) => task.id),
+    ['sdk-s1-0'],
+    'read after the delete, inside the transaction',
+  );
+
+  failing(true);
+  await assert.rejects(store.commit({ tasks: [{ ...mine, id: 'u2' }], tasksChanged: { sessionId: 's1' } }), StoreError);
+  assert.equal(await store.getTask('u2'), undefined);
+  assert.equal(await store.lastSessionSeq('s1'), 3, 'a refused change appends no event');
+  await store.close();
+});
+
+test('the session and interaction lists come with the host log’s seq they were read at', async () => {
+  const store = SqliteHostStore.open({ path: ':memory:' });
+  assert.deepEqual(await store.loadSessionList({ includeClosed: false }), { sessions: [], lastHostSeq: 0 });
+  const session = testSession('s1');
+  // The store takes host events as given (the projection builds them): any one moves the host log's seq.
+  await store.commit({
+    sessions: [session],
+    turns: [testTurn('s1', 't1', 0)],
+    hostEvents: [
+      {
+        type: 'permission_resolved',
+        data: { session_id: 's1', turnId: 't0', requestId: 'r0', status: 'answered', resolution: 'answered' },
+      },
+    ],
+  });
+  const interaction = testInteraction('s1', 'r1');
+  await store.commit({
+    interactions: [interaction],
+    hostEvents: [{ type: 'permission_request', data: { session_id: 's1', interaction } }],
+  });
+  assert.deepEqual(await store.loadSessionList({ includeClosed: false }), { sessions: [session], lastHostSeq: 2 });
+  assert.deepEqual(await store.loadInteractionList({ status: 'pending' }), {
+    interactions: [interaction],
+    lastHostSeq: 2,
+  });
+  const answered = { ...interaction, status: 'answered' as const, resolution: 'answered' as const, resolvedAt: 9 };
+  await store.commit({
+    interactions: [answered],
+    hostEvents: [
+      {
+        type: 'permission_resolved',
+        data: { session_id: 's1', turnId: 't1', requestId: 'r1', status: 'answered', resolution: 'answered' },
+      },
+    ],
+  });
+  assert.deepEqual(await store.loadInteractionList({ sessionId: 's1', status: 'pending' }), {
+    interactions: [],
+    lastHostSeq: 3,
+  });
+  assert.deepEqual(await store.loadInteractionList({ sessionId: 's2' }), { interactions: [], lastHostSeq: 3 });
+  await store.close();
+});
+
+test('migration 2 gives a running session of a version-1 database the start of its running turn', async () => {
+  const path = tempDbPath();
+  const db = new DatabaseSync(path);
+  migrate(db, { target: 1 });
+  db.exec(`
+    INSERT INTO sessions (id, title, title_source, cwd, closed, status, needs_input_count, running_turn_id,
+      settings, config_options, provider_session_id, usage, background_tasks, created_at, updated_at, last_activity_at)
+    VALUES ('s1', 't', 'default', '/tmp', 0, 'running', 0, 't1', '{}', '[]', 'p', '{}', '[]', 1, 1, 1),
+           ('s2', 't', 'default', '/tmp', 0, 'idle', 0, NULL, '{}', '[]', 'p', '{}', '[]', 1, 1, 1);
+    INSERT INTO turns (session_id, id, ordinal, kind, status, input, created_at, started_at)
+    VALUES ('s1', 't1', 0, 'user', 'running', '[]', 10, 1234),
+           ('s2', 't1', 0, 'user', 'completed', '[]', 10, 99);
+  `);
+  assert.deepEqual(migrate(db), [2]);
+  assert.deepEqual(
+    db
+      .prepare('SELECT id, running_turn_started_at AS startedAt FROM sessions ORDER BY id')
+      .all()
+      .map((row) => ({ ...row })),
+    [
+      { id: 's1', startedAt: 1234 },
+      { id: 's2', startedAt: null },
+    ],
+  );
+  db.close();
 });
 
 test('what was committed survives close and reopen, and seqs continue', async () => {

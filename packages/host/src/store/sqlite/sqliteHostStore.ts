@@ -6,11 +6,13 @@ import type {
   CommitResult,
   HostStore,
   InteractionFilter,
+  InteractionListRecords,
   MessagePageQuery,
   MessageRecordPage,
   ProjectionStateRecords,
   SdkTaskSync,
   SdkTaskSyncResult,
+  SessionListRecords,
   SessionSnapshotRecords,
   TranscriptCopy,
   WriteUnit,
@@ -172,6 +174,14 @@ export class SqliteHostStore implements HostStore {
       sessionEvents.push({ type: draft.type, data } as SessionEvent);
     };
     if (unit.sdkTaskSync !== undefined) append(this.#syncSdkTasks(unit.sdkTaskSync));
+    if (unit.tasksChanged !== undefined) {
+      const sessionId = unit.tasksChanged.sessionId;
+      const data: { session_id: string; tasks: TaskRecord[] } = {
+        session_id: sessionId,
+        tasks: this.#tasksOf(sessionId),
+      };
+      append({ type: 'tasks_changed', data });
+    }
     for (const draft of unit.sessionEvents ?? []) append(draft);
 
     const hostEvents: HostEvent[] = [];
@@ -281,11 +291,7 @@ export class SqliteHostStore implements HostStore {
   }
 
   async listSessions(options: { includeClosed: boolean }): Promise<SessionRecord[]> {
-    const where = options.includeClosed ? '' : 'WHERE closed = 0';
-    return this.#all(
-      sessionMapping,
-      `SELECT ${selectColumns(sessionMapping)} FROM sessions ${where} ORDER BY created_at DESC, id DESC`,
-    );
+    return this.#sessionsSync(options);
   }
 
   async getTurn(sessionId: string, turnId: string): Promise<TurnRecord | undefined> {
@@ -451,6 +457,14 @@ export class SqliteHostStore implements HostStore {
     };
   }
 
+  async loadSessionList(options: { includeClosed: boolean }): Promise<SessionListRecords> {
+    return { sessions: this.#sessionsSync(options), lastHostSeq: this.#currentHostSeq() };
+  }
+
+  async loadInteractionList(filter: InteractionFilter): Promise<InteractionListRecords> {
+    return { interactions: this.#interactionsSync(filter), lastHostSeq: this.#currentHostSeq() };
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -462,6 +476,14 @@ export class SqliteHostStore implements HostStore {
 
   #sessionSync(sessionId: string): SessionRecord | undefined {
     return this.#one(sessionMapping, `SELECT ${selectColumns(sessionMapping)} FROM sessions WHERE id = ?`, [sessionId]);
+  }
+
+  #sessionsSync(options: { includeClosed: boolean }): SessionRecord[] {
+    const where = options.includeClosed ? '' : 'WHERE closed = 0';
+    return this.#all(
+      sessionMapping,
+      `SELECT ${selectColumns(sessionMapping)} FROM sessions ${where} ORDER BY created_at DESC, id DESC`,
+    );
   }
 
   #turnsSync(sessionId: string, filter: { statuses?: readonly TurnStatus[]; ids?: readonly string[] }): TurnRecord[] {
