@@ -8,6 +8,7 @@ import { isAlive, pollUntil, processGroupMembers } from '../testing/processTree.
 import type { SidecarDiagnostic } from './sidecarDiagnostic.ts';
 import { SIDECAR_BUILT_ENTRY, SIDECAR_SOURCE_ENTRY } from './sidecarEntry.ts';
 import {
+  type SidecarLogEntry,
   type SidecarProcess,
   type SidecarProcessListenerKind,
   type SidecarProcessOptions,
@@ -227,6 +228,14 @@ describe('spawnSidecarProcess', () => {
       await pollUntil(() => (errors.length === 2 ? true : undefined), 'two parse errors', WAIT_MS);
       assert.deepEqual(errors, ['sidecar request is not valid JSON', 'sidecar request is not valid JSON']);
       assert.deepEqual(sidecar.log, []);
+      // Nobody took the entries so far (they were not even parsed twice); a later listener's still count them.
+      const entries: SidecarLogEntry[] = [];
+      sidecar.onLogEntry((entry) => entries.push(entry));
+      await sidecar.request('close', { agentSessionId: 'not-started' });
+      assert.deepEqual(
+        entries.map((entry) => [entry.index, entry.type]),
+        [[2, 'ok']],
+      );
     });
   });
 

@@ -51,7 +51,7 @@ export interface SidecarProcessOptions {
 
 /** One message the sidecar wrote to stdout: an event, or a response (`ok`/`error`) carrying its request id. */
 export interface SidecarLogEntry {
-  /** Position among all the messages this sidecar wrote, to order responses against events. */
+  /** Position among all the lines this sidecar wrote (blank ones aside), to order responses against events. */
   readonly index: number;
   readonly type: string;
   readonly id: string | undefined;
@@ -170,10 +170,14 @@ export async function spawnSidecarProcess(options: SidecarProcessOptions): Promi
   const logListeners = listenerErrors.listeners<SidecarLogEntry>('log_entry');
   let written = 0;
   const record = (line: string): void => {
+    if (line.trim() === '') return;
+    const index = written++;
+    // The client parses every line itself; a second parse here is paid only when someone takes the entries.
+    if (!options.keepLog && logListeners.size === 0) return;
     const parsed = parseSidecarLine(line);
     if (parsed.kind !== 'message') return;
     const { type, id, payload } = parsed.message;
-    const entry: SidecarLogEntry = { index: written++, type, id, payload: isPlainObject(payload) ? payload : {} };
+    const entry: SidecarLogEntry = { index, type, id, payload: isPlainObject(payload) ? payload : {} };
     if (options.keepLog) log.push(entry);
     logListeners.emit(entry);
   };

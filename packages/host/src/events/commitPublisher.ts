@@ -10,9 +10,10 @@ export interface CommitPublisherOptions {
   readonly groupCommit?: boolean;
 }
 
+/** Units that commit together or not at all, and whoever waits for them. */
 interface Pending {
-  readonly unit: WriteUnit;
-  readonly resolve: (result: CommitResult) => void;
+  readonly units: readonly WriteUnit[];
+  readonly resolve: (results: CommitResult[]) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -37,8 +38,18 @@ export class CommitPublisher {
   }
 
   commit(unit: WriteUnit): Promise<CommitResult> {
+    return this.commitAll([unit]).then((results) => results[0]!);
+  }
+
+  /**
+   * Several units as ONE transaction: all are committed, then published in order, or none is (the
+   * promise rejects and nothing of them is published). A group commit that fails is retried with these
+   * still together, so they never commit in part.
+   */
+  commitAll(units: readonly WriteUnit[]): Promise<CommitResult[]> {
+    if (units.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
-      this.#pending.push({ unit, resolve, reject });
+      this.#pending.push({ units, resolve, reject });
       if (!this.#group) {
         this.#schedule();
         return;
@@ -74,29 +85,36 @@ export class CommitPublisher {
     if (batch.length > 1) {
       let results: CommitResult[] | undefined;
       try {
-        results = await this.#store.commitMany(batch.map((entry) => entry.unit));
+        results = await this.#store.commitMany(batch.flatMap((entry) => entry.units));
       } catch {
-        // One unit may be at fault: commit them one by one so the others still go through, in order.
+        // One entry may be at fault: commit them one by one so the others still go through, in order.
       }
       if (results !== undefined) {
-        for (const [index, result] of results.entries()) this.#publish(batch[index]!, result);
+        let next = 0;
+        for (const entry of batch) {
+          this.#publish(entry, results.slice(next, next + entry.units.length));
+          next += entry.units.length;
+        }
         return;
       }
     }
     for (const entry of batch) {
-      let result: CommitResult;
+      let results: CommitResult[];
       try {
-        result = await this.#store.commit(entry.unit);
+        results =
+          entry.units.length === 1
+            ? [await this.#store.commit(entry.units[0]!)]
+            : await this.#store.commitMany(entry.units);
       } catch (error) {
         entry.reject(error);
         continue;
       }
-      this.#publish(entry, result);
+      this.#publish(entry, results);
     }
   }
 
-  #publish(entry: Pending, result: CommitResult): void {
-    this.#hub.publish(result);
-    entry.resolve(result);
+  #publish(entry: Pending, results: CommitResult[]): void {
+    for (const result of results) this.#hub.publish(result);
+    entry.resolve(results);
   }
 }

@@ -232,3 +232,30 @@ test('the publisher publishes nothing of a refused write and keeps the group goi
   await publisher.drain();
   await store.close();
 });
+
+test('commitAll commits its units together or not at all, also when its group commit fails', async () => {
+  const { store, hub, publisher } = await setup();
+  const stream = hub.openSessionStream('s1', 0);
+  const collecting = collect(stream, 3);
+  // One group (one tick): a lone unit, an atomic pair that breaks on its second unit, an atomic pair that holds.
+  const results = await Promise.allSettled([
+    publisher.commit(titleUnit('s1', 1)),
+    publisher.commitAll([titleUnit('s1', 2), titleUnit('no-such-session', 3)]),
+    publisher.commitAll([titleUnit('s1', 4), titleUnit('s1', 5)]),
+  ]);
+  assert.deepEqual(
+    results.map((result) => result.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
+  const stored = await store.readSessionEvents('s1', 0, 10);
+  assert.deepEqual(
+    stored.map((event) => (event.data as { title: string }).title),
+    ['t1', 't4', 't5'],
+    'nothing of the broken pair was kept: not even its first unit',
+  );
+  assert.deepEqual(await collecting, [1, 2, 3], 'published exactly what was stored, in order');
+  const fulfilled = results[2] as PromiseFulfilledResult<unknown[]>;
+  assert.equal(fulfilled.value.length, 2, 'one result per unit');
+  await publisher.drain();
+  await store.close();
+});

@@ -361,3 +361,94 @@ test('events that arrived together apply in one go exactly as one by one', async
   hub.shutdown();
   await store.close();
 });
+
+test('a batch is one transaction: refused, nothing of it is kept and it applies whole when tried again', async () => {
+  const { store, hub, ledger } = await setup();
+  await ledger.acceptTurn('t1', prompt('go'), false);
+  const batch = [
+    event('provider_turn_identity_resolved', { turnId: 't1', providerTurnId: 'p1' }),
+    event('assistant_delta', { turnId: 't1', messageId: 'm1', content: 'Hel', snapshot: 'Hel' }),
+    event('assistant_delta', { turnId: 't1', messageId: 'm1', content: 'lo', snapshot: 'Hello' }),
+    event('assistant_completed', { turnId: 't1', messageId: 'm1', content: 'Hello' }),
+    event('turn_completed', { turnId: 't1', stopReason: 'end_turn' }),
+  ];
+  const stream = hub.openSessionStream('s1', await store.lastSessionSeq('s1'));
+  const seen: string[] = [];
+  const reading = (async () => {
+    for await (const item of stream) {
+      seen.push(item.type);
+      if (item.type === 'done') break;
+    }
+  })();
+  const writes = store.writeCount;
+  const seqBefore = await store.lastSessionSeq('s1');
+  store.failWrite(1);
+  await assert.rejects(ledger.applySidecarEvents(batch), StoreError);
+  assert.equal(store.writeCount - writes, 1, 'the whole batch was one write');
+  assert.equal(await store.lastSessionSeq('s1'), seqBefore, 'no event of it was kept');
+  assert.equal(ledger.turn('t1')?.providerTurnId, null, 'the ledger is back at what the store holds');
+  assert.deepEqual(seen, [], 'nothing was published');
+
+  const applied = await ledger.applySidecarEvents(batch);
+  assert.equal(store.writeCount - writes, 2, 'tried again: one more write');
+  assert.deepEqual(
+    applied.map((item) => item.endedTurnIds),
+    [[], [], [], [], ['t1']],
+  );
+  await reading;
+  assert.deepEqual(
+    seen,
+    (await store.readSessionEvents('s1', seqBefore, 100)).map((item) => item.type).slice(0, seen.length),
+    'published exactly what was stored, in order',
+  );
+  assert.equal(seen.filter((type) => type === 'done').length, 1);
+  const rows = (await store.listMessages('s1', { limit: 10 })).messages.filter((row) => row.role === 'assistant');
+  assert.deepEqual(
+    rows.map((row) => [row.status, JSON.stringify(row.content)]),
+    [['complete', JSON.stringify([{ type: 'text', text: 'Hello' }])]],
+  );
+  hub.shutdown();
+  await store.close();
+});
+
+test('a batch the store kept without confirming it is not applied twice', async () => {
+  const { store, ledger } = await setup();
+  await ledger.acceptTurn('t1', prompt('go'), false);
+  const batch = [
+    event('provider_turn_identity_resolved', { turnId: 't1', providerTurnId: 'p1' }),
+    event('assistant_delta', { turnId: 't1', messageId: 'm1', content: 'Hel', snapshot: 'Hel' }),
+    event('assistant_delta', { turnId: 't1', messageId: 'm1', content: 'lo', snapshot: 'Hello' }),
+    event('turn_completed', { turnId: 't1', stopReason: 'end_turn' }),
+  ];
+  const seqBefore = await store.lastSessionSeq('s1');
+  store.failWrite(1, 'lose_ack');
+  const applied = await ledger.applySidecarEvents(batch);
+  assert.deepEqual(applied.at(-1)?.endedTurnIds, ['t1'], 'kept: the runtime learns the turn ended');
+  assert.equal(ledger.turn('t1')?.status, 'completed', 'reloaded from the store, which has the batch');
+  const stored = await store.readSessionEvents('s1', seqBefore, 100);
+  const deltas = stored.filter((item) => item.type === 'text' && !item.data.final).map((item) => item.data);
+  assert.deepEqual(
+    deltas.map((data) => (data as { delta: string }).delta),
+    ['Hel', 'lo'],
+    'each delta once',
+  );
+  assert.equal(stored.filter((item) => item.type === 'done').length, 1);
+  await store.close();
+});
+
+test('a batch whose projection throws keeps nothing and leaves the ledger as the store has it', async () => {
+  const { store, ledger } = await setup();
+  await ledger.acceptTurn('t1', prompt('go'), false);
+  const seqBefore = await store.lastSessionSeq('s1');
+  const poisoned = event('provider_turn_identity_resolved', { turnId: 't1', providerTurnId: 'p1' });
+  const broken = {
+    type: 'assistant_delta',
+    get payload(): never {
+      throw new Error('unreadable payload');
+    },
+  } as unknown as SidecarEvent;
+  await assert.rejects(ledger.applySidecarEvents([poisoned, broken]), /unreadable payload/);
+  assert.equal(ledger.turn('t1')?.providerTurnId, null, 'the first event’s projection was dropped with the batch');
+  assert.equal(await store.lastSessionSeq('s1'), seqBefore);
+  await store.close();
+});

@@ -11,13 +11,16 @@ import type {
 } from '@outrigger/host-api';
 import type { ConfigOption, ProviderTurnBinding, ResumeCursor, SidecarEvent } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
+import { coalescePuts } from '../store/coalescePuts.ts';
 import type { CommitResult, HostStoreReader, WriteUnit } from '../store/hostStore.ts';
 import type { SessionRecord, TurnRecord } from '../store/records.ts';
 import { type Projection, type PromptInput, SessionProjector, type SupersedeResolution } from './sessionProjector.ts';
 
-/** Persist, then publish: `CommitPublisher.commit`. */
+/** Persist, then publish: `CommitPublisher.commit` / `commitAll`. */
 export interface UnitCommitter {
   commit(unit: WriteUnit): Promise<CommitResult>;
+  /** The units in one transaction: all committed and then published in order, or none (it rejects). */
+  commitAll(units: readonly WriteUnit[]): Promise<CommitResult[]>;
 }
 
 export interface LedgerDeps {
@@ -88,29 +91,47 @@ export class ProjectedSessionLedger {
   }
 
   /**
-   * Several events that arrived together (one stdout chunk) in one go: projected in order, their
-   * units handed to the committer together (one transaction with its group commit) and published
-   * after it. Same outcome as applying them one by one; a refused commit reloads the projector from
-   * the store and throws, as `applySidecarEvent` does.
+   * Several events that arrived together (one stdout chunk, or while the previous ones were being
+   * committed) in one go: projected in order, each on the state the ones before it left, and their units
+   * committed as ONE transaction (a row several of them rewrite written once: `coalescePuts`), then
+   * published in order. Same outcome as applying them one by one. When anything fails (a projection
+   * throws, the store refuses) the projector is reloaded from the store and the error is thrown: the store
+   * has all of the batch or none of it. A store that kept the batch without confirming it (its session seq
+   * moved past the batch's first event) is a success: the batch is not applied again.
    */
   async applySidecarEvents(events: readonly SidecarEvent[]): Promise<AppliedSidecarEvent[]> {
     const projector = this.#projector;
     const projections: Projection[] = [];
-    for (const event of events) {
-      // Rows of earlier events of this batch stay in memory (no eviction) until the batch is stored.
-      await this.#hydrateFor(event);
-      const projection = projector.projectSidecarEvent(event, this.#now());
-      if (!projection.empty) projector.accept(projection, { evict: false });
-      projections.push(projection);
-    }
+    let seqBefore: number | undefined;
     try {
-      await Promise.all(projections.filter((p) => !p.empty).map((p) => this.#deps.committer.commit(p.unit)));
+      for (const event of events) {
+        // Rows of earlier events of this batch stay in memory (no eviction) until the batch is stored.
+        await this.#hydrateFor(event);
+        const projection = projector.projectSidecarEvent(event, this.#now());
+        if (!projection.empty) projector.accept(projection, { evict: false });
+        projections.push(projection);
+      }
+      const units = projections.filter((projection) => !projection.empty).map((projection) => projection.unit);
+      if (units.length > 0) {
+        seqBefore = await this.#deps.store.lastSessionSeq(this.sessionId);
+        await this.#deps.committer.commitAll(coalescePuts(units));
+      }
     } catch (error) {
       await this.#reload();
-      throw error;
+      if (seqBefore === undefined || !(await this.#keptSince(seqBefore, projections))) throw error;
     }
     projector.evict();
     return projections.map(appliedOf);
+  }
+
+  /** After a failed commit: whether the store has the batch anyway (its session events are there). */
+  async #keptSince(seqBefore: number, projections: readonly Projection[]): Promise<boolean> {
+    const appended = projections.some(
+      ({ unit }) => (unit.sessionEvents?.length ?? 0) > 0 || unit.sdkTaskSync !== undefined,
+    );
+    if (!appended) return false;
+    const seqNow = await this.#deps.store.lastSessionSeq(this.sessionId).catch(() => seqBefore);
+    return seqNow > seqBefore;
   }
 
   async acceptTurn(turnId: string, prompt: PromptInput, queued: boolean): Promise<void> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
-import type { SidecarRequest } from '@outrigger/protocol';
+import type { SidecarEvent, SidecarRequest } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
 import {
   createFakeSidecar,
@@ -526,7 +526,7 @@ describe('HostSession and the sidecar dying', () => {
     }
   });
 
-  test('a store refusing one event is logged; later events still apply', async () => {
+  test('a write failing for another reason than the store is logged; later events still apply', async () => {
     const h = harness();
     try {
       const { turnId } = await h.session.postTurn({ prompt: 'x' });
@@ -535,6 +535,76 @@ describe('HostSession and the sidecar dying', () => {
       h.emit('turn_completed', { turnId, providerTurnId: 'p1', stopReason: 'end_turn' });
       await until(() => h.ledger.turn(turnId)?.status === 'completed', 'the terminal applies');
       assert.ok(h.logger.records.some((record) => record.fields.event === 'session.task_failed'));
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('a batch that fails for another reason than the store is applied event by event: only what fails alone is lost', async () => {
+    /** Throws (not a StoreError) for every event of one type, as a projection bug would. */
+    class BrokenLedger extends FakeLedger {
+      override async applySidecarEvent(event: Parameters<FakeLedger['applySidecarEvent']>[0]) {
+        if (event.type === 'session_state') throw new Error('projection bug');
+        return super.applySidecarEvent(event);
+      }
+    }
+    const ledger = new BrokenLedger(testSession('s1'));
+    const h = harness(defaultHandler, { ledger });
+    try {
+      const { turnId } = await h.session.postTurn({ prompt: 'x' });
+      const event = (type: string, payload: Record<string, unknown>) =>
+        ({ type, payload: { agentSessionId: 's1', ...payload } }) as unknown as SidecarEvent;
+      h.session.onSidecarEvent(event('provider_turn_identity_resolved', { turnId, providerTurnId: 'p1' }));
+      h.session.onSidecarEvent(event('session_state', { resumeCursor: null }));
+      h.session.onSidecarEvent(event('turn_completed', { turnId, providerTurnId: 'p1', stopReason: 'end_turn' }));
+      await h.settle();
+      assert.deepEqual(ledger.batches.at(-4), ['provider_turn_identity_resolved', 'session_state', 'turn_completed']);
+      assert.deepEqual(ledger.batches.slice(-3), [
+        ['provider_turn_identity_resolved'],
+        ['session_state'],
+        ['turn_completed'],
+      ]);
+      assert.equal(ledger.turn(turnId)?.providerTurnId, 'p1', 'the event before the broken one applied');
+      assert.equal(ledger.turn(turnId)?.status, 'completed', 'the event after it applied');
+      assert.deepEqual(
+        h.logger.records.filter((record) => record.fields.event === 'session.task_failed').map((r) => r.fields.stage),
+        ['apply a batch of 3', 'apply session_state'],
+      );
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('events that arrive together apply as one batch, in order with the commands queued between them', async () => {
+    const h = harness();
+    try {
+      const { turnId } = await h.session.postTurn({ prompt: 'x' });
+      const event = (type: string, payload: Record<string, unknown>) =>
+        ({ type, payload: { agentSessionId: 's1', ...payload } }) as unknown as SidecarEvent;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      void h.session.queue.run(() => gate);
+      const before = h.ledger.batches.length;
+      h.session.onSidecarEvent(event('provider_turn_identity_resolved', { turnId, providerTurnId: 'p1' }));
+      h.session.onSidecarEvent(event('assistant_delta', { turnId, messageId: 'm', content: 'a', snapshot: 'a' }));
+      // A command queued now runs after the two events above and before any event that arrives later.
+      const renamed = h.session.rename('renamed').then(() => h.ledger.batches.length - before);
+      h.session.onSidecarEvent(event('assistant_delta', { turnId, messageId: 'm', content: 'b', snapshot: 'ab' }));
+      h.session.onSidecarEvent(event('turn_completed', { turnId, providerTurnId: 'p1', stopReason: 'end_turn' }));
+      release();
+      await h.settle();
+      assert.deepEqual(h.ledger.batches.slice(before), [
+        ['provider_turn_identity_resolved', 'assistant_delta'],
+        ['assistant_delta', 'turn_completed'],
+      ]);
+      assert.equal(await renamed, 1, 'the rename ran between the two batches');
+      assert.deepEqual(
+        h.ledger.entries.filter((entry) => entry.turnId === turnId).map((entry) => entry.kind),
+        ['turn_started', 'binding', 'text', 'text', 'done'],
+        'the barrier before the output, one done last',
+      );
     } finally {
       await h.close();
     }

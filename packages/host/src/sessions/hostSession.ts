@@ -332,43 +332,72 @@ export class HostSession {
 
   // ─── sidecar ─────────────────────────────────────────────────────────────────────────────────
 
+  /**
+   * Events of one stdout chunk, and those that arrive while the session's previous events are committed,
+   * apply as one batch (one transaction, one publish), in order with the session's commands.
+   */
   onSidecarEvent(event: SidecarEvent): void {
-    this.queue
-      .run(async () => {
-        this.#toolTimeouts?.observe(event);
-        const applied = await this.#applyDurably(event);
-        const turnId = (event.payload as { turnId?: unknown }).turnId;
-        if (applied.identityViolationTurnId !== undefined) {
-          this.#deps.logger.warn(
-            {
-              event: 'session.identity_violation',
-              sessionId: this.id,
-              turnId: applied.identityViolationTurnId,
-              type: event.type,
-            },
-            'output of a turn before its provider identity, or a second identity: the turn failed',
-          );
-          void this.#cancelInSidecar(applied.identityViolationTurnId, 'identity_violation');
-        } else if (applied.dropped !== undefined) {
-          this.#deps.logger.warn(
-            {
-              event: 'session.event_dropped',
-              sessionId: this.id,
-              turnId: typeof turnId === 'string' ? turnId : undefined,
-              type: event.type,
-              reason: applied.dropped,
-            },
-            'a sidecar event named something the session does not have',
-          );
-        }
-        // Claude Code died under the turn: what it ran in process groups of its own (a tool) outlives it; the
-        // session has no Claude Code now (the next exec starts one), so everything with its mark is left over.
-        if (event.type === 'turn_failed' && (event.payload as { code?: unknown }).code === 'claude_code_exited') {
-          await this.#reapOrphans();
-        }
-        if (applied.endedTurnIds.length > 0) await this.#dispatchNext();
-      })
-      .catch((error: unknown) => this.#logFailure(`apply ${event.type}`, error));
+    void this.queue.runBatched(event, this.#applyEvents);
+  }
+
+  readonly #applyEvents = async (events: readonly SidecarEvent[]): Promise<void> => {
+    for (const event of events) this.#toolTimeouts?.observe(event);
+    let applied: readonly AppliedSidecarEvent[];
+    try {
+      applied = await this.#applyDurably(events);
+    } catch (error) {
+      if (events.length === 1 || error instanceof StoreError) {
+        for (const event of events) this.#logFailure(`apply ${event.type}`, error);
+        return;
+      }
+      // Not the store: one of them could not be applied. Each alone now, so only one that fails alone is lost.
+      this.#logFailure(`apply a batch of ${events.length}`, error);
+      for (const event of events) await this.#applyEvents([event]);
+      return;
+    }
+    let ended = false;
+    for (const [index, event] of events.entries()) {
+      try {
+        if (await this.#afterApplied(event, applied[index]!)) ended = true;
+      } catch (error) {
+        this.#logFailure(`apply ${event.type}`, error);
+      }
+    }
+    if (ended) await this.#dispatchNext().catch((error: unknown) => this.#logFailure('dispatch', error));
+  };
+
+  /** What an applied event asks of the runtime; true when it ended a turn. */
+  async #afterApplied(event: SidecarEvent, applied: AppliedSidecarEvent): Promise<boolean> {
+    const turnId = (event.payload as { turnId?: unknown }).turnId;
+    if (applied.identityViolationTurnId !== undefined) {
+      this.#deps.logger.warn(
+        {
+          event: 'session.identity_violation',
+          sessionId: this.id,
+          turnId: applied.identityViolationTurnId,
+          type: event.type,
+        },
+        'output of a turn before its provider identity, or a second identity: the turn failed',
+      );
+      void this.#cancelInSidecar(applied.identityViolationTurnId, 'identity_violation');
+    } else if (applied.dropped !== undefined) {
+      this.#deps.logger.warn(
+        {
+          event: 'session.event_dropped',
+          sessionId: this.id,
+          turnId: typeof turnId === 'string' ? turnId : undefined,
+          type: event.type,
+          reason: applied.dropped,
+        },
+        'a sidecar event named something the session does not have',
+      );
+    }
+    // Claude Code died under the turn: what it ran in process groups of its own (a tool) outlives it; the
+    // session has no Claude Code now (the next exec starts one), so everything with its mark is left over.
+    if (event.type === 'turn_failed' && (event.payload as { code?: unknown }).code === 'claude_code_exited') {
+      await this.#reapOrphans();
+    }
+    return applied.endedTurnIds.length > 0;
   }
 
   /** The sidecar this session ran on died: its running turns end at once; queued prompts go on. */
@@ -428,12 +457,12 @@ export class HostSession {
   }
 
   /**
-   * Applies a sidecar event; while the store refuses writes it is tried again, and the events after it wait
-   * (they apply in order), until the store takes writes or the host stops. Dropping it instead would lose
-   * what Claude did, and a dropped terminal would leave its turn running for ever.
+   * Applies sidecar events (all or none); while the store refuses writes they are tried again, and the events
+   * after them wait (they apply in order), until the store takes writes or the host stops. Dropping them
+   * instead would lose what Claude did, and a dropped terminal would leave its turn running for ever.
    */
-  #applyDurably(event: SidecarEvent): Promise<AppliedSidecarEvent> {
-    return this.#whileStoreRefuses(event.type, () => this.#ledger.applySidecarEvent(event));
+  #applyDurably(events: readonly SidecarEvent[]): Promise<AppliedSidecarEvent[]> {
+    return this.#whileStoreRefuses(events[0]!.type, () => this.#ledger.applySidecarEvents(events));
   }
 
   /** Runs `write` until the store takes it (a `StoreError` is tried again with backoff) or the host stops. */

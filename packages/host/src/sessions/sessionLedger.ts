@@ -44,6 +44,11 @@ export interface SessionLedger {
   hasTranscript(): boolean;
 
   applySidecarEvent(event: SidecarEvent): Promise<AppliedSidecarEvent>;
+  /**
+   * Events in order, as if applied one by one, committed as one write unit: the store has all of them or
+   * none (a refusal throws and leaves the state as the store has it). One result per event.
+   */
+  applySidecarEvents(events: readonly SidecarEvent[]): Promise<AppliedSidecarEvent[]>;
   /** A new user turn: running (`turn_started`) or `queued` (`queue`). */
   acceptTurn(turnId: string, draft: TurnDraft, queued: boolean): Promise<void>;
   startQueuedTurn(turnId: string): Promise<void>;

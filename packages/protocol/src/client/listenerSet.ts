@@ -19,6 +19,11 @@ export class ListenerSet<T> {
     };
   }
 
+  /** How many listeners there are: an owner may skip making a value nobody takes. */
+  get size(): number {
+    return this.#listeners.size;
+  }
+
   emit(value: T): void {
     for (const listener of this.#listeners) {
       try {

@@ -38,6 +38,8 @@ export class FakeLedger implements SessionLedger {
   readonly attachments = new Map<string, AttachmentRecord>();
   readonly clientMessages = new Map<string, ClientMessageHit>();
   readonly entries: FakeEntry[] = [];
+  /** The event types of each `applySidecarEvents` call, in order. */
+  readonly batches: string[][] = [];
   /** Makes the next write throw, as a refusing store would. */
   failNextWrite = false;
   #ordinal = 0;
@@ -66,6 +68,14 @@ export class FakeLedger implements SessionLedger {
   /** Entries of one kind (and turn), in order. */
   of(kind: string, turnId?: string): FakeEntry[] {
     return this.entries.filter((entry) => entry.kind === kind && (turnId === undefined || entry.turnId === turnId));
+  }
+
+  /** One by one: a write refused at the first event leaves nothing applied, as the real ledger's batch does. */
+  async applySidecarEvents(events: readonly SidecarEvent[]): Promise<AppliedSidecarEvent[]> {
+    this.batches.push(events.map((event) => event.type));
+    const applied: AppliedSidecarEvent[] = [];
+    for (const event of events) applied.push(await this.applySidecarEvent(event));
+    return applied;
   }
 
   async applySidecarEvent(event: SidecarEvent): Promise<AppliedSidecarEvent> {

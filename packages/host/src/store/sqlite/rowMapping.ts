@@ -37,19 +37,27 @@ const upserts = new WeakMap<TableMapping<unknown>, string>();
 
 /**
  * `INSERT … ON CONFLICT (key) DO UPDATE` of the updatable columns: a put rewrites the row in place
- * (no delete, so no FK churn), its identity columns stay as first written.
+ * (no delete, so no FK churn), its identity columns stay as first written. Its parameters are
+ * positional, in `columns` order (`putValues`): binding by name costs node:sqlite a lookup per column,
+ * half of a put's time.
  */
 export function upsertSql(mapping: TableMapping<unknown>): string {
   let sql = upserts.get(mapping);
   if (sql === undefined) {
     const names = mapping.columns.join(', ');
-    const values = mapping.columns.map((column) => `:${column}`).join(', ');
+    const values = mapping.columns.map(() => '?').join(', ');
     const conflict = `ON CONFLICT (${mapping.key.join(', ')})`;
     const updates = mapping.updatable.map((column) => `${column} = excluded.${column}`).join(', ');
     sql = `INSERT INTO ${mapping.table} (${names}) VALUES (${values}) ${conflict} ${updates === '' ? 'DO NOTHING' : `DO UPDATE SET ${updates}`}`;
     upserts.set(mapping, sql);
   }
   return sql;
+}
+
+/** A record's values for `upsertSql`, in column order. */
+export function putValues<R>(mapping: TableMapping<R>, record: R): SQLInputValue[] {
+  const params = mapping.toParams(record);
+  return mapping.columns.map((column) => params[column] ?? null);
 }
 
 export function selectColumns(mapping: TableMapping<unknown>): string {

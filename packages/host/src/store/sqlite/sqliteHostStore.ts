@@ -32,6 +32,7 @@ import {
   hostEventFromRow,
   interactionMapping,
   messageMapping,
+  putValues,
   selectColumns,
   sessionEventFromRow,
   sessionMapping,
@@ -135,12 +136,13 @@ export class SqliteHostStore implements HostStore {
     const hostSeq = { value: this.#currentHostSeq() };
     let results: CommitResult[];
     try {
-      this.#db.exec('BEGIN IMMEDIATE');
+      // Prepared once, like every statement: `exec` would parse them again for each transaction.
+      this.#statement('BEGIN IMMEDIATE').run();
       results = units.map((unit) => this.#apply(unit, sessionSeqs, hostSeq));
       this.#beforeCommit?.(units);
-      this.#db.exec('COMMIT');
+      this.#statement('COMMIT').run();
     } catch (error) {
-      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      if (this.#db.isTransaction) this.#statement('ROLLBACK').run();
       throw new StoreError(`the store refused a write: ${reason(error)}`, { cause: error });
     }
     for (const [sessionId, seq] of sessionSeqs) this.#sessionSeqs.set(sessionId, seq);
@@ -203,7 +205,7 @@ export class SqliteHostStore implements HostStore {
   #putAll<R>(mapping: TableMapping<R>, records: readonly R[] | undefined): void {
     if (records === undefined || records.length === 0) return;
     const statement = this.#statement(upsertSql(mapping as TableMapping<unknown>));
-    for (const record of records) statement.run(mapping.toParams(record));
+    for (const record of records) statement.run(...putValues(mapping, record));
   }
 
   /** Seed 002: replace-all of the session's SDK rows; the rows of an unchanged todo keep their timestamps. */
@@ -230,7 +232,7 @@ export class SqliteHostStore implements HostStore {
         before.description === row.description &&
         before.sort_order === row.sort_order;
       insert.run(
-        taskMapping.toParams({
+        ...putValues(taskMapping, {
           ...row,
           created_at: before?.created_at ?? sync.now,
           updated_at: unchanged ? before.updated_at : sync.now,
