@@ -1,14 +1,20 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { SessionSdkCall, SessionSdkReply } from '../src/fork/sessionSdkWorker.ts';
-import { builtSidecarState, SIDECAR_BUILT_ENTRY } from '../src/process/sidecarEntry.ts';
+import {
+  builtSidecarState,
+  SIDECAR_BUILD_INFO,
+  SIDECAR_BUILT_ENTRY,
+  type SidecarBuildInfo,
+} from '../src/process/sidecarEntry.ts';
 import { buildSidecar, EXTERNAL_PACKAGES } from './build.ts';
 
 const SDK = '@anthropic-ai/claude-agent-sdk';
@@ -64,4 +70,27 @@ test('the built entry turns on the compile cache beside the bundle before it run
   const [code] = await once(sidecar, 'exit', { signal: AbortSignal.timeout(10_000) });
   assert.equal(code, 0);
   assert.notDeepEqual(await readdir(cache), [], 'the run left the compiled bundle in the cache');
+});
+
+test('`npm run build` leaves a fresh build and its compile cache alone, rebuilds with --force, and counts the lockfile', async () => {
+  await buildSidecar();
+  const info = JSON.parse(await readFile(SIDECAR_BUILD_INFO, 'utf8')) as SidecarBuildInfo;
+  assert.ok(info.inputs.includes('../../package-lock.json'), 'an install that changes a bundled package is a change');
+  const run = async (...args: string[]): Promise<string> => {
+    const script = spawn(process.execPath, [fileURLToPath(new URL('./build.ts', import.meta.url)), ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    script.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    const [code] = await once(script, 'exit', { signal: AbortSignal.timeout(60_000) });
+    assert.equal(code, 0);
+    return output;
+  };
+  assert.match(await run(), /^the sidecar is up to date/);
+  assert.equal(await readFile(SIDECAR_BUILD_INFO, 'utf8'), `${JSON.stringify(info, null, 2)}\n`, 'nothing rebuilt');
+  assert.match(await run('--force'), /^built .*dist\/main\.js/);
+  const rebuilt = JSON.parse(await readFile(SIDECAR_BUILD_INFO, 'utf8')) as SidecarBuildInfo;
+  assert.ok(rebuilt.startedAtMs > info.startedAtMs);
 });

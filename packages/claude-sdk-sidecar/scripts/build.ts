@@ -3,6 +3,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import {
+  builtSidecarState,
   SIDECAR_BUILD_INFO,
   SIDECAR_BUILT_ENTRY,
   SIDECAR_PACKAGE_DIR,
@@ -13,6 +14,11 @@ import {
 export const EXTERNAL_PACKAGES = ['@anthropic-ai/claude-agent-sdk'];
 
 const SCRIPT_PATH = fileURLToPath(import.meta.url);
+/**
+ * The workspace's lockfile, counted among the inputs: the bundle holds the packages it pins (zod, the protocol),
+ * so an install that changes them makes the build stale. A copy outside the workspace has none, which is no change.
+ */
+const LOCKFILE = fileURLToPath(new URL('../../../package-lock.json', import.meta.url));
 const OUT_DIR = dirname(SIDECAR_BUILT_ENTRY);
 /** The bundle; `dist/main.js` is the small entry that runs it. */
 const BUNDLE = join(OUT_DIR, 'sidecar.js');
@@ -82,7 +88,10 @@ export async function buildSidecar(): Promise<SidecarBuildResult> {
     }),
   );
   const inputs = Object.keys(result.metafile.inputs).filter((input) => !input.split('/').includes('node_modules'));
-  const info: SidecarBuildInfo = { startedAtMs, inputs: [...inputs, relative(SIDECAR_PACKAGE_DIR, SCRIPT_PATH)] };
+  const info: SidecarBuildInfo = {
+    startedAtMs,
+    inputs: [...inputs, relative(SIDECAR_PACKAGE_DIR, SCRIPT_PATH), relative(SIDECAR_PACKAGE_DIR, LOCKFILE)],
+  };
   await writeFile(SIDECAR_BUILD_INFO + suffix, `${JSON.stringify(info, null, 2)}\n`);
   await rename(SIDECAR_BUILD_INFO + suffix, SIDECAR_BUILD_INFO);
 
@@ -97,10 +106,19 @@ export async function buildSidecar(): Promise<SidecarBuildResult> {
   };
 }
 
+/**
+ * `npm run build`: builds when the bundle is missing or older than a source, so that `npm start` can ask every
+ * time; a fresh bundle is left alone, and with it the compile cache its first run filled. `--force` builds anyway.
+ */
 if (process.argv[1] === SCRIPT_PATH) {
-  const built = await buildSidecar();
-  const where = relative(process.cwd(), built.entry) || built.entry;
-  process.stdout.write(
-    `built ${where} (a ${Math.round(built.bytes / 1024)} KiB bundle of ${built.inputs} modules) in ${Math.round(built.durationMs)} ms\n`,
-  );
+  const state = await builtSidecarState();
+  if (state.fresh && !process.argv.includes('--force')) {
+    process.stdout.write(`the sidecar is up to date (${relative(process.cwd(), state.entry) || state.entry})\n`);
+  } else {
+    const built = await buildSidecar();
+    const where = relative(process.cwd(), built.entry) || built.entry;
+    process.stdout.write(
+      `built ${where} (a ${Math.round(built.bytes / 1024)} KiB bundle of ${built.inputs} modules) in ${Math.round(built.durationMs)} ms\n`,
+    );
+  }
 }
