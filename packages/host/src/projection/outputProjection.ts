@@ -19,18 +19,7 @@ export function outputDelta(
   if (existing !== undefined && existing.status !== 'streaming') return;
   if (existing !== undefined && blockText(existing) === payload.snapshot) return;
   const row = textRow(d, turn.id, payload.messageId, kind, payload.snapshot, 'streaming', existing);
-  d.emit({
-    type: kind,
-    data: {
-      session_id: d.sessionId,
-      turnId: turn.id,
-      messageId: row.id,
-      delta: payload.content,
-      final: false,
-      interrupted: false,
-    },
-  });
-  d.touch();
+  emitOutput(d, turn, kind, row, { delta: payload.content, final: false, interrupted: false });
 }
 
 export function outputDone(
@@ -44,18 +33,18 @@ export function outputDone(
   const status = failed ? 'interrupted' : 'complete';
   if (existing !== undefined && existing.status === status && blockText(existing) === payload.content) return;
   const row = textRow(d, turn.id, payload.messageId, kind, payload.content, status, existing);
-  d.emit({
-    type: kind,
-    data: {
-      session_id: d.sessionId,
-      turnId: turn.id,
-      messageId: row.id,
-      delta: '',
-      final: true,
-      text: payload.content,
-      interrupted: failed,
-    },
-  });
+  emitOutput(d, turn, kind, row, { delta: '', final: true, text: payload.content, interrupted: failed });
+}
+
+/** A text or thinking event for the row: a delta while it streams, its whole text once it is final. */
+function emitOutput(
+  d: ProjectionDraft,
+  turn: TurnRecord,
+  kind: 'text' | 'thinking',
+  row: MessageRecord,
+  output: { delta: string; final: boolean; text?: string; interrupted: boolean },
+): void {
+  d.emit({ type: kind, data: { session_id: d.sessionId, turnId: turn.id, messageId: row.id, ...output } });
   d.touch();
 }
 

@@ -32,7 +32,6 @@ import {
   hostEventFromRow,
   interactionMapping,
   messageMapping,
-  putValues,
   selectColumns,
   sessionEventFromRow,
   sessionMapping,
@@ -204,15 +203,15 @@ export class SqliteHostStore implements HostStore {
 
   #putAll<R>(mapping: TableMapping<R>, records: readonly R[] | undefined): void {
     if (records === undefined || records.length === 0) return;
-    const statement = this.#statement(upsertSql(mapping as TableMapping<unknown>));
-    for (const record of records) statement.run(...putValues(mapping, record));
+    const statement = this.#statement(upsertSql(mapping));
+    for (const record of records) statement.run(...mapping.values(record));
   }
 
   /** Seed 002: replace-all of the session's SDK rows; the rows of an unchanged todo keep their timestamps. */
   #syncSdkTasks(sync: SdkTaskSync): { type: 'task_update'; data: { session_id: string } } {
     const previous = new Map(this.#tasksOf(sync.sessionId, 'sdk').map((task) => [task.id, task]));
     this.#statement("DELETE FROM tasks WHERE session_id = ? AND source = 'sdk'").run(sync.sessionId);
-    const insert = this.#statement(upsertSql(taskMapping as TableMapping<unknown>));
+    const insert = this.#statement(upsertSql(taskMapping));
     sync.todos.forEach((todo, index) => {
       const id = sdkTaskId(sync.sessionId, index);
       const row = {
@@ -232,7 +231,7 @@ export class SqliteHostStore implements HostStore {
         before.description === row.description &&
         before.sort_order === row.sort_order;
       insert.run(
-        ...putValues(taskMapping, {
+        ...taskMapping.values({
           ...row,
           created_at: before?.created_at ?? sync.now,
           updated_at: unchanged ? before.updated_at : sync.now,
