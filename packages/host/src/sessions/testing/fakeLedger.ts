@@ -10,7 +10,7 @@ import type {
 import type { SidecarEvent } from '@outrigger/protocol';
 import type { ClientMessageHit } from '../../store/hostStore.ts';
 import type { AttachmentRecord, SessionRecord, TurnRecord } from '../../store/records.ts';
-import { testSession, testTurn } from '../../store/testRecords.ts';
+import { testInteraction, testSession, testTurn, testUserTask } from '../../store/testRecords.ts';
 import type { AppliedSidecarEvent, SessionLedger, SupersedeResolution } from '../sessionLedger.ts';
 import type { NewFork, NewSession } from '../sessionManager.ts';
 import type { TurnDraft } from '../turnInput.ts';
@@ -109,23 +109,17 @@ export class FakeLedger implements SessionLedger {
         return { endedTurnIds: [] };
       case 'approval_requested':
       case 'user_input_requested':
-        this.interactions.set(event.payload.requestId, {
-          requestId: event.payload.requestId,
-          session_id: this.sessionId,
-          turnId: event.payload.turnId,
-          kind: 'approval',
-          toolName: event.payload.toolName,
-          tool_use_id: event.payload.toolCallId,
-          input: event.payload.input,
-          options: event.payload.options,
-          agentId: null,
-          parentToolUseId: null,
-          status: 'pending',
-          answer: null,
-          resolution: null,
-          createdAt: 0,
-          resolvedAt: null,
-        });
+        this.interactions.set(
+          event.payload.requestId,
+          testInteraction(this.sessionId, event.payload.requestId, {
+            turnId: event.payload.turnId,
+            toolName: event.payload.toolName,
+            tool_use_id: event.payload.toolCallId,
+            input: event.payload.input,
+            options: event.payload.options,
+            createdAt: 0,
+          }),
+        );
         this.entries.push({ kind: 'permission_request', turnId, detail: event.payload.requestId });
         return { endedTurnIds: [] };
       case 'approval_resolved':
@@ -255,17 +249,14 @@ export class FakeLedger implements SessionLedger {
 
   async createUserTask(body: Omit<CreateTaskBody, 'session_id'>): Promise<Task> {
     this.#write();
-    const task: Task = {
-      id: `user-task-${this.tasks.size + 1}`,
-      session_id: this.sessionId,
+    const task = testUserTask(this.sessionId, `user-task-${this.tasks.size + 1}`, {
       title: body.title,
       status: body.status ?? 'pending',
       description: body.description ?? null,
       sort_order: this.tasks.size,
-      source: 'user',
       created_at: 0,
       updated_at: 0,
-    };
+    });
     this.tasks.set(task.id, task);
     return task;
   }
