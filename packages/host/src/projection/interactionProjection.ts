@@ -86,7 +86,7 @@ export function supersedeInteraction(
   emitResolved(d, superseded);
 }
 
-export function emitResolved(d: ProjectionDraft, interaction: InteractionRecord): void {
+function emitResolved(d: ProjectionDraft, interaction: InteractionRecord): void {
   const data = {
     session_id: d.sessionId,
     turnId: interaction.turnId,

@@ -392,7 +392,7 @@ export class ProjectedSessionLedgers {
 }
 
 /** A session as it starts: idle, titled after its directory unless the user named it (then the name wins). */
-export function newSessionRecord(init: NewSessionInit, now: number): SessionRecord {
+function newSessionRecord(init: NewSessionInit, now: number): SessionRecord {
   const title = init.title ?? (basename(init.cwd) || init.cwd);
   return {
     id: init.id,

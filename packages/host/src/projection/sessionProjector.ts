@@ -17,7 +17,7 @@ import {
   supersedeInteraction,
 } from './interactionProjection.ts';
 import { compaction, outputDelta, outputDone, plan } from './outputProjection.ts';
-import { ProjectionDraft, type ProjectorState, sourceKey } from './projectionDraft.ts';
+import { holdMessage, ProjectionDraft, type ProjectorState, sourceKey } from './projectionDraft.ts';
 import { imageSizes, toolBlockOf, userRow } from './rows.ts';
 import { agentTitle, sessionState, usage } from './sessionFields.ts';
 import { isTerminalTurn } from './sessionStatus.ts';
@@ -144,20 +144,7 @@ export class SessionProjector {
   }): void {
     const state = this.#state;
     for (const turn of records.turns ?? []) if (!state.turns.has(turn.id)) state.turns.set(turn.id, turn);
-    for (const message of records.messages ?? []) {
-      if (state.messages.has(message.id)) continue;
-      state.messages.set(message.id, message);
-      let ids = state.messagesByTurn.get(message.turnId);
-      if (ids === undefined) {
-        ids = new Set();
-        state.messagesByTurn.set(message.turnId, ids);
-      }
-      ids.add(message.id);
-      if (message.toolUseId !== null) state.toolRows.set(message.toolUseId, message.id);
-      if (message.sourceMessageId !== null) {
-        state.sourceRows.set(sourceKey(message.turnId, message.sourceMessageId), message.id);
-      }
-    }
+    for (const message of records.messages ?? []) if (!state.messages.has(message.id)) holdMessage(state, message);
     for (const interaction of records.interactions ?? []) {
       if (!state.interactions.has(interaction.requestId)) state.interactions.set(interaction.requestId, interaction);
     }

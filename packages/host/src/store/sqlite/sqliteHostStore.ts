@@ -55,11 +55,11 @@ const terminalStatuses: readonly TurnStatus[] = ['completed', 'failed', 'cancele
 const knownTaskStatuses: ReadonlySet<string> = new Set<TaskStatus>(['pending', 'in_progress', 'completed']);
 
 /** Seed 002's `mapStatus`: the three known statuses pass, anything else is `pending`. */
-export function mapSdkTaskStatus(status: string): TaskStatus {
+function mapSdkTaskStatus(status: string): TaskStatus {
   return knownTaskStatuses.has(status) ? (status as TaskStatus) : 'pending';
 }
 
-export function sdkTaskId(sessionId: string, index: number): string {
+function sdkTaskId(sessionId: string, index: number): string {
   return `sdk-${sessionId}-${index}`;
 }
 
