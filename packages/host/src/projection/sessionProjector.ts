@@ -28,6 +28,7 @@ import {
   endEverything,
   endTurn,
   identity,
+  newTurn,
   outputTurn,
   sidecarTerminal,
   startRows,
@@ -273,26 +274,15 @@ export class SessionProjector {
   /** A new user turn: running (`turn_started` with its prompt row) or `queued` (`queue`). */
   acceptTurn(turnId: string, prompt: PromptInput, queued: boolean, now: number): Projection {
     return this.#project(now, (d) => {
-      const turn: TurnRecord = {
-        id: turnId,
-        sessionId: d.sessionId,
-        ordinal: d.ordinal(),
+      const turn = newTurn(d, turnId, {
         kind: 'user',
         status: queued ? 'queued' : 'running',
         prompt: prompt.prompt,
         input: prompt.input,
         clientMessageId: prompt.clientMessageId,
-        providerTurnId: null,
         providerSessionId: null,
-        checkpointMessageId: null,
-        stopReason: null,
-        error: null,
-        cancelDisposition: null,
-        usage: null,
-        createdAt: now,
         startedAt: queued ? null : now,
-        endedAt: null,
-      };
+      });
       d.putTurn(turn);
       d.attachments.push(...prompt.attachments);
       if (queued) emitQueue(d);
