@@ -37,7 +37,6 @@ import {
 import { messageView } from './views.ts';
 
 export type { SupersedeResolution } from './interactionProjection.ts';
-export { isTerminalTurn } from './sessionStatus.ts';
 
 /** A prompt as the runtime hands it over: text, extra blocks (images by attachment) and their bytes. */
 export interface PromptInput {

@@ -36,7 +36,7 @@ import { decideAnswer } from './interactionAnswer.ts';
 import { SerialQueue } from './serialQueue.ts';
 import type { AppliedSidecarEvent, SessionLedger } from './sessionLedger.ts';
 import { ToolTimeouts } from './toolTimeouts.ts';
-import { draftTurn, promptBlocks } from './turnInput.ts';
+import { draftTurn, promptBlocks, type TurnDraft } from './turnInput.ts';
 
 /** The sidecar as a session uses it (the `SidecarSupervisor`). */
 export interface SidecarPort {
@@ -64,10 +64,10 @@ export interface HostSessionDeps {
   readonly submitTimeoutMs?: number;
 }
 
-const START_TIMEOUT_MS = 120_000;
+/** The deadline of `start` in the sidecar, for a new session (the manager) and a restarted one alike. */
+export const START_TIMEOUT_MS = 120_000;
 const SUBMIT_TIMEOUT_MS = 15_000;
 const HOST_CANCEL_BUDGETS: CancelBudgets = { interruptTimeoutMs: 10_000, drainTimeoutMs: 8_000 };
-const terminalStatuses: ReadonlySet<string> = new Set(['completed', 'failed', 'canceled', 'interrupted']);
 /** How long what a retired Claude Code ran gets to end by itself before it is killed. */
 export const REAP_GRACE_MS = 1_000;
 /** A sidecar event the store refused is tried again after this, doubling up to the maximum. */
@@ -444,7 +444,7 @@ export class HostSession {
    * Stores a new turn. A commit the store kept without confirming it (the ledger reloads what the store has)
    * is an accepted turn: it must run like any other, or it would stay running (or queued) for ever.
    */
-  async #acceptTurn(turnId: string, draft: ReturnType<typeof draftTurn>, queued: boolean): Promise<void> {
+  async #acceptTurn(turnId: string, draft: TurnDraft, queued: boolean): Promise<void> {
     try {
       await this.#ledger.acceptTurn(turnId, draft, queued);
     } catch (error) {
@@ -654,10 +654,6 @@ export class HostSession {
   }
 
   /**
-   * After a cancel or a close retired the session's Claude Code: what it ran before and still runs (a tool
-   * Claude Code had no time to stop, in a process group of its own) is killed.
-   */
-  /**
    * Claude Code died: nothing with the session's mark has a Claude Code above it any more, and none can start
    * before this session's next exec, which waits behind this on its queue. Killed at once, and again for what a
    * dying shell forked meanwhile.
@@ -677,6 +673,10 @@ export class HostSession {
     );
   }
 
+  /**
+   * After a cancel or a close retired the session's Claude Code: what it ran before and still runs (a tool
+   * Claude Code had no time to stop, in a process group of its own) is killed.
+   */
   #reapToolProcesses(before: readonly MarkedProcess[], reason: string): void {
     void this.#reapAfterGrace(before, reason);
   }
@@ -723,10 +723,6 @@ function stoppedClaudeCode(answer: CancelResult): boolean {
   return answer.canceled && answer.queryRetired !== false;
 }
 
-export function isTerminalTurn(turn: TurnRecord): boolean {
-  return terminalStatuses.has(turn.status);
-}
-
 /** `start` for a session: fresh, or restored from its resume cursor once Claude has its transcript. */
 export function startPayload(
   session: Pick<SessionRecord, 'id' | 'providerSessionId' | 'cwd' | 'settings' | 'resumeCursor'>,
@@ -756,10 +752,7 @@ export function startPayload(
 
 function sidecarFailure(error: unknown, what: string): HostError {
   if (error instanceof HostError) return error;
-  if (error instanceof SidecarUnavailableError) {
-    return new HostError('sidecar_unavailable', `could not ${what}: ${error.message}`);
-  }
-  if (error instanceof SidecarRequestError) {
+  if (error instanceof SidecarUnavailableError || error instanceof SidecarRequestError) {
     return new HostError('sidecar_unavailable', `could not ${what}: ${error.message}`);
   }
   return new HostError('internal', `could not ${what}`);

@@ -8,11 +8,12 @@ import type {
   TurnError,
 } from '@outrigger/host-api';
 import type { SidecarEvent } from '@outrigger/protocol';
+import type { NewForkInit, NewSessionInit } from '../../projection/projectedSessionLedger.ts';
+import { isTerminalTurn } from '../../projection/sessionStatus.ts';
 import type { ClientMessageHit } from '../../store/hostStore.ts';
 import type { AttachmentRecord, SessionRecord, TurnRecord } from '../../store/records.ts';
 import { testInteraction, testSession, testTurn, testUserTask } from '../../store/testRecords.ts';
 import type { AppliedSidecarEvent, SessionLedger, SupersedeResolution } from '../sessionLedger.ts';
-import type { NewFork, NewSession } from '../sessionManager.ts';
 import type { TurnDraft } from '../turnInput.ts';
 
 /** One durable change the fake recorded, named like the host event it stands for. */
@@ -21,8 +22,6 @@ export interface FakeEntry {
   readonly turnId?: string;
   readonly detail?: unknown;
 }
-
-const terminal = new Set(['completed', 'failed', 'canceled', 'interrupted']);
 
 /**
  * A session ledger in memory, for the runtime's state-machine tests: it keeps turns, interactions and
@@ -105,7 +104,7 @@ export class FakeLedger implements SessionLedger {
         return { endedTurnIds: [] };
       case 'assistant_delta':
         if (turn !== undefined && turn.kind === 'user' && turn.providerTurnId === null) return this.#violate(turn);
-        if (turn !== undefined && !terminal.has(turn.status)) this.entries.push({ kind: 'text', turnId });
+        if (turn !== undefined && !isTerminalTurn(turn)) this.entries.push({ kind: 'text', turnId });
         return { endedTurnIds: [] };
       case 'approval_requested':
       case 'user_input_requested':
@@ -131,7 +130,7 @@ export class FakeLedger implements SessionLedger {
       case 'turn_completed':
       case 'turn_failed':
       case 'turn_canceled': {
-        if (turn === undefined || terminal.has(turn.status)) return { endedTurnIds: [] };
+        if (turn === undefined || isTerminalTurn(turn)) return { endedTurnIds: [] };
         const status =
           event.type === 'turn_completed' ? 'completed' : event.type === 'turn_failed' ? 'failed' : 'canceled';
         this.#end(turn, status, event.type === 'turn_failed' ? { message: event.payload.error, code: null } : null);
@@ -180,7 +179,7 @@ export class FakeLedger implements SessionLedger {
   async failTurn(turnId: string, error: TurnError): Promise<void> {
     this.#write();
     const turn = this.#require(turnId);
-    if (terminal.has(turn.status)) return;
+    if (isTerminalTurn(turn)) return;
     this.#end(turn, 'failed', error);
   }
 
@@ -336,7 +335,7 @@ export class FakeLedger implements SessionLedger {
 export class FakeLedgers {
   readonly ledgers = new Map<string, FakeLedger>();
 
-  async create(init: NewSession): Promise<FakeLedger> {
+  async create(init: NewSessionInit): Promise<FakeLedger> {
     const ledger = new FakeLedger(
       testSession(init.id, {
         cwd: init.cwd,
@@ -350,7 +349,7 @@ export class FakeLedgers {
     return ledger;
   }
 
-  async fork(init: NewFork): Promise<FakeLedger> {
+  async fork(init: NewForkInit): Promise<FakeLedger> {
     const ledger = await this.create(init);
     ledger.session = { ...ledger.session, forkedFrom: init.forkedFrom, resumeCursor: init.resumeCursor };
     return ledger;

@@ -1,5 +1,12 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
-import type { HostEvent, SdkTodo, SessionEvent, TaskStatus, TurnStatus } from '@outrigger/host-api';
+import {
+  type HostEvent,
+  type SdkTodo,
+  type SessionEvent,
+  type TaskStatus,
+  type TurnStatus,
+  terminalTurnStatuses,
+} from '@outrigger/host-api';
 import { rememberEventDataJson } from '../eventJson.ts';
 import type {
   ClientMessageHit,
@@ -51,7 +58,6 @@ export interface SqliteHostStoreOptions {
   readonly beforeCommit?: (units: readonly WriteUnit[]) => void;
 }
 
-const terminalStatuses: readonly TurnStatus[] = ['completed', 'failed', 'canceled', 'interrupted'];
 const knownTaskStatuses: ReadonlySet<string> = new Set<TaskStatus>(['pending', 'in_progress', 'completed']);
 
 /** Seed 002's `mapStatus`: the three known statuses pass, anything else is `pending`. */
@@ -424,9 +430,9 @@ export class SqliteHostStore implements HostStore {
     for (const turn of this.#turnsSync(sessionId, { statuses: ['queued', 'running'] })) ids.add(turn.id);
     for (const task of session.backgroundTasks) ids.add(task.turnId);
     const lastTerminal = this.#statement(
-      `SELECT id FROM turns WHERE session_id = ? AND status IN (${terminalStatuses.map(() => '?').join(', ')})
+      `SELECT id FROM turns WHERE session_id = ? AND status IN (${terminalTurnStatuses.map(() => '?').join(', ')})
        ORDER BY ordinal DESC LIMIT 1`,
-    ).get(sessionId, ...terminalStatuses);
+    ).get(sessionId, ...terminalTurnStatuses);
     if (lastTerminal !== undefined) ids.add(lastTerminal.id as string);
     const turns = ids.size === 0 ? [] : this.#turnsSync(sessionId, { ids: [...ids] });
     const turnIds = turns.map((turn) => turn.id);
