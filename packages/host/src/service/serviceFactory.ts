@@ -1,6 +1,6 @@
 import type { HostInfo } from '@outrigger/host-api';
 import type { HostLogger } from '../logging/hostLogger.ts';
-import type { PinoShapedLogger } from '../logging/pinoShaped.ts';
+import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import type { HostService } from './hostService.ts';
 
 /** Everything the core needs to be built; `serve.ts` makes it, the core's factory (`hostCore.ts`) uses it. */
@@ -16,7 +16,7 @@ export interface ServiceContext {
   readonly info: HostInfo;
   readonly logger: HostLogger;
   /** The same log in pino's call shape, for the runtime's modules. */
-  readonly runtimeLogger: PinoShapedLogger;
+  readonly runtimeLogger: RuntimeLogger;
 }
 
 /** Builds the core behind the HTTP layer: the real one (`hostCore.ts`) or a test's. */

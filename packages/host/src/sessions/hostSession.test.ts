@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
 import type { SidecarEvent, SidecarRequest } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
+import { recordingLogger } from '../logging/runtimeLogger.ts';
 import {
   createFakeSidecar,
   defaultHandler,
@@ -10,7 +11,6 @@ import {
   type FakeSidecar,
 } from '../sidecar/fakeSidecarConnection.ts';
 import { markedProcesses, SESSION_MARK_VARIABLE } from '../sidecar/processMarks.ts';
-import { recordingLogger } from '../sidecar/runtimeLogger.ts';
 import { SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
 import { StoreError } from '../store/storeError.ts';
 import { testSession } from '../store/testRecords.ts';

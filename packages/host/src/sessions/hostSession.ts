@@ -19,6 +19,7 @@ import {
   SidecarRequestError,
 } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
+import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import {
   killSurvivors,
   type MarkedProcess,
@@ -26,7 +27,6 @@ import {
   SESSION_MARK_VARIABLE,
   survivors,
 } from '../sidecar/processMarks.ts';
-import type { RuntimeLogger } from '../sidecar/runtimeLogger.ts';
 import { isSidecarGone, type SidecarExitReport, SidecarUnavailableError } from '../sidecar/sidecarSupervisor.ts';
 import type { HostStoreReader } from '../store/hostStore.ts';
 import type { SessionRecord, TurnRecord } from '../store/records.ts';

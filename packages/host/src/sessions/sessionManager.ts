@@ -31,10 +31,10 @@ import {
 } from '@outrigger/host-api';
 import { type ForkSessionResult, type SidecarEvent, SidecarRequestError, type StartResult } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
+import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import type { NewForkInit, NewSessionInit } from '../projection/projectedSessionLedger.ts';
 import { isTerminalTurn } from '../projection/sessionStatus.ts';
 import type { EventStream, HostService } from '../service/hostService.ts';
-import type { RuntimeLogger } from '../sidecar/runtimeLogger.ts';
 import type { SidecarExitReport, SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
 import type { HostStoreReader, MessageRecordPage, SessionSnapshotRecords } from '../store/hostStore.ts';
 import type { MessageRecord, SessionRecord, TurnRecord } from '../store/records.ts';
