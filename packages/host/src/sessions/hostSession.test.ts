@@ -14,8 +14,9 @@ import { markedProcesses, SESSION_MARK_VARIABLE } from '../sidecar/processMarks.
 import { SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
 import { StoreError } from '../store/storeError.ts';
 import { testSession } from '../store/testRecords.ts';
-import { HostSession, REAP_GRACE_MS } from './hostSession.ts';
+import { HostSession } from './hostSession.ts';
 import { FakeLedger } from './testing/fakeLedger.ts';
+import { REAP_GRACE_MS } from './toolProcesses.ts';
 
 /* The session state machine over a real SidecarSupervisor and SidecarClient, a scripted sidecar and an in-memory ledger. */
 
