@@ -2,7 +2,7 @@ import { CommitPublisher } from './events/commitPublisher.ts';
 import { EventHub } from './events/eventHub.ts';
 import { ProjectedSessionLedgers } from './projection/projectedSessionLedger.ts';
 import { hostViews } from './projection/views.ts';
-import type { ServiceFactory } from './serve.ts';
+import type { ServiceContext, ServiceFactory } from './service/serviceFactory.ts';
 import { SessionManager } from './sessions/sessionManager.ts';
 import { hostMarkFor, reapPreviousRun } from './sidecar/processMarks.ts';
 import { spawnSidecarConnection } from './sidecar/sidecarConnection.ts';
@@ -29,7 +29,7 @@ export function hostServiceFactory(options: HostServiceFactoryOptions = {}): Ser
   return (context) => createCore(context, options);
 }
 
-async function createCore(context: Parameters<ServiceFactory>[0], options: HostServiceFactoryOptions) {
+async function createCore(context: ServiceContext, options: HostServiceFactoryOptions) {
   const sqlite = SqliteHostStore.open({ path: context.databasePath });
   const store = options.wrapStore?.(sqlite) ?? sqlite;
   try {

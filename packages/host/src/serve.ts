@@ -8,29 +8,12 @@ import { loadOrCreateToken } from './config/tokenFile.ts';
 import { createHostApp } from './http/hostApp.ts';
 import { type ListeningServer, listenHost, PortInUseError } from './http/httpServer.ts';
 import { createFileAndStderrLogger, type HostLogger, isLogLevel } from './logging/hostLogger.ts';
-import { type PinoShapedLogger, pinoShaped } from './logging/pinoShaped.ts';
+import { pinoShaped } from './logging/pinoShaped.ts';
 import type { HostService } from './service/hostService.ts';
+import type { ServiceFactory } from './service/serviceFactory.ts';
 
 /** `packages/web/dist`: the built web UI. */
 export const WEB_DIST = fileURLToPath(new URL('../../web/dist', import.meta.url));
-
-/** Everything the core needs to be built; `serve.ts` makes it, the core's factory uses it. */
-export interface ServiceContext {
-  readonly dataDir: string;
-  /** The SQLite database file. */
-  readonly databasePath: string;
-  /** The sidecar's complete environment (the model backend's). */
-  readonly sidecarEnv: Readonly<Record<string, string | undefined>>;
-  readonly allowRoots: readonly string[];
-  readonly defaultCwd: string;
-  readonly toolTimeoutMs: number | undefined;
-  readonly info: HostInfo;
-  readonly logger: HostLogger;
-  /** The same log in pino's call shape, for the runtime's modules. */
-  readonly runtimeLogger: PinoShapedLogger;
-}
-
-export type ServiceFactory = (context: ServiceContext) => Promise<HostService>;
 
 export interface StartHostOptions {
   readonly dataDir: string;

@@ -15,7 +15,7 @@ export interface EventHubOptions {
   readonly replayPageSize?: number;
 }
 
-export const eventHubDefaults = { maxBuffered: 2048, replayPageSize: 500 } as const;
+const eventHubDefaults = { maxBuffered: 2048, replayPageSize: 500 } as const;
 
 type EndReason = 'closed' | 'slow_consumer' | 'shutdown';
 type AnyEvent = SessionEvent | HostEvent;

@@ -6,7 +6,7 @@ import { HostError } from '../hostError.ts';
  * How deep a JSON body may nest. JSON.parse takes any depth, but whatever walks the value later (a schema's
  * JSON.stringify, the store's) overflows the stack thousands of levels down: such a body is refused first.
  */
-export const MAX_BODY_NESTING = 64;
+const MAX_BODY_NESTING = 64;
 
 /**
  * Reads a JSON body of at most `maxBytes` bytes and validates it. The size is enforced before anything is

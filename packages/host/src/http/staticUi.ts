@@ -4,7 +4,7 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import type { Env, Hono } from 'hono';
 
 /** Shown at `/` until `packages/web` has been built. */
-export const UI_NOT_BUILT_PAGE = `<!doctype html>
+const UI_NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en">
 <meta charset="utf-8">
 <title>Outrigger</title>

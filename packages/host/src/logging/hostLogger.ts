@@ -36,7 +36,7 @@ export interface LogSink {
 
 const levelOrder: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
-export function createHostLogger(options: HostLoggerOptions): HostLogger {
+function createHostLogger(options: HostLoggerOptions): HostLogger {
   const secrets = [...(options.secrets ?? [])];
   const sinks = options.sinks;
   const base = options.level ?? 'info';

@@ -6,7 +6,7 @@
 /** Identities: never redacted (ids by construction), only cut to a sane length. */
 const idLogFields = ['sessionId', 'turnId', 'requestId', 'toolUseId', 'providerTurnId', 'providerSessionId'] as const;
 
-export const allowedLogFields = [
+const allowedLogFields = [
   ...idLogFields,
   // HTTP
   'method',

@@ -1,19 +1,12 @@
 import type { HostLogger, LogLevel } from './hostLogger.ts';
 import type { LogFields } from './logFields.ts';
-
-/** pino's call shape, `logger.warn(fields, message)`, as the runtime's modules log. */
-export interface PinoShapedLogger {
-  debug(fields: Record<string, unknown>, message: string): void;
-  info(fields: Record<string, unknown>, message: string): void;
-  warn(fields: Record<string, unknown>, message: string): void;
-  error(fields: Record<string, unknown>, message: string): void;
-}
+import type { RuntimeLogger } from './runtimeLogger.ts';
 
 /**
  * The host logger in pino's call shape: `fields.event` names the record (else the message does), the
  * message is kept as `msg`, and every field still passes the allow-list and the redaction.
  */
-export function pinoShaped(logger: HostLogger): PinoShapedLogger {
+export function pinoShaped(logger: HostLogger): RuntimeLogger {
   const at =
     (level: LogLevel) =>
     (fields: Record<string, unknown>, message: string): void => {

@@ -86,29 +86,17 @@ export function supersedeInteraction(
   emitResolved(d, superseded);
 }
 
-export function emitResolved(d: ProjectionDraft, interaction: InteractionRecord): void {
-  const resolution = interaction.resolution ?? 'answered';
-  d.emit({
-    type: 'permission_resolved',
-    data: {
-      session_id: d.sessionId,
-      turnId: interaction.turnId,
-      requestId: interaction.requestId,
-      status: interaction.status,
-      resolution,
-      answer: interaction.answer,
-    },
-  });
-  d.emitHost({
-    type: 'permission_resolved',
-    data: {
-      session_id: d.sessionId,
-      turnId: interaction.turnId,
-      requestId: interaction.requestId,
-      status: interaction.status,
-      resolution,
-    },
-  });
+function emitResolved(d: ProjectionDraft, interaction: InteractionRecord): void {
+  const data = {
+    session_id: d.sessionId,
+    turnId: interaction.turnId,
+    requestId: interaction.requestId,
+    status: interaction.status,
+    resolution: interaction.resolution ?? 'answered',
+  };
+  // The host stream only drops the prompt from every tab's inbox; the answer belongs to the session's stream.
+  d.emit({ type: 'permission_resolved', data: { ...data, answer: interaction.answer } });
+  d.emitHost({ type: 'permission_resolved', data });
 }
 
 export function applySettings(d: ProjectionDraft, patch: PatchSettingsBody): void {

@@ -1,7 +1,7 @@
 import type { ContentBlock, SdkTodo } from '@outrigger/host-api';
 import type { MessageRecord, TurnRecord } from '../store/records.ts';
 import type { ProjectionDraft } from './projectionDraft.ts';
-import { blockText, newRow, textRow } from './rows.ts';
+import { blockText, emitTextEvent, newRow, textRow } from './rows.ts';
 import { messageView } from './views.ts';
 
 /*
@@ -19,17 +19,7 @@ export function outputDelta(
   if (existing !== undefined && existing.status !== 'streaming') return;
   if (existing !== undefined && blockText(existing) === payload.snapshot) return;
   const row = textRow(d, turn.id, payload.messageId, kind, payload.snapshot, 'streaming', existing);
-  d.emit({
-    type: kind,
-    data: {
-      session_id: d.sessionId,
-      turnId: turn.id,
-      messageId: row.id,
-      delta: payload.content,
-      final: false,
-      interrupted: false,
-    },
-  });
+  emitTextEvent(d, kind, row, { delta: payload.content, final: false, interrupted: false });
   d.touch();
 }
 
@@ -44,18 +34,7 @@ export function outputDone(
   const status = failed ? 'interrupted' : 'complete';
   if (existing !== undefined && existing.status === status && blockText(existing) === payload.content) return;
   const row = textRow(d, turn.id, payload.messageId, kind, payload.content, status, existing);
-  d.emit({
-    type: kind,
-    data: {
-      session_id: d.sessionId,
-      turnId: turn.id,
-      messageId: row.id,
-      delta: '',
-      final: true,
-      text: payload.content,
-      interrupted: failed,
-    },
-  });
+  emitTextEvent(d, kind, row, { delta: '', final: true, text: payload.content, interrupted: failed });
   d.touch();
 }
 

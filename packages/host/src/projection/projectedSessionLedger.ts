@@ -30,9 +30,11 @@ export interface LedgerDeps {
   readonly newId?: () => string;
 }
 
-/** What applying one sidecar event did (the runtime's `AppliedSidecarEvent`). */
+/** What applying one sidecar event did that the runtime must act on. */
 export interface AppliedSidecarEvent {
+  /** Turns this event ended (their `done` is committed). */
   readonly endedTurnIds: readonly string[];
+  /** A turn broke the identity barrier (invariant 2): it was failed; the sidecar must stop it. */
   readonly identityViolationTurnId?: string;
   /** Why the event changed nothing although it named something: for the runtime's log (never content). */
   readonly dropped?: string;
@@ -309,7 +311,7 @@ function appliedOf(projection: Projection): AppliedSidecarEvent {
   };
 }
 
-/** The runtime's `NewSession`. */
+/** A session to create: `SessionLedgers.create`. */
 export interface NewSessionInit {
   readonly id: string;
   readonly cwd: string;
@@ -318,7 +320,7 @@ export interface NewSessionInit {
   readonly providerSessionId: string;
 }
 
-/** The runtime's `NewFork`. */
+/** A fork to create (its transcript is the source's up to and including a turn): `SessionLedgers.fork`. */
 export interface NewForkInit extends NewSessionInit {
   readonly forkedFrom: { readonly sessionId: string; readonly turnId: string };
   readonly bindings: readonly ProviderTurnBinding[];
@@ -392,7 +394,7 @@ export class ProjectedSessionLedgers {
 }
 
 /** A session as it starts: idle, titled after its directory unless the user named it (then the name wins). */
-export function newSessionRecord(init: NewSessionInit, now: number): SessionRecord {
+function newSessionRecord(init: NewSessionInit, now: number): SessionRecord {
   const title = init.title ?? (basename(init.cwd) || init.cwd);
   return {
     id: init.id,

@@ -35,6 +35,21 @@ export interface ProjectorState {
 
 export const sourceKey = (turnId: string, sourceMessageId: string): string => `${turnId} ${sourceMessageId}`;
 
+/** Puts a committed row into the state, indexed by its turn, its tool call and the sidecar message it folds. */
+export function holdMessage(state: ProjectorState, message: MessageRecord): void {
+  state.messages.set(message.id, message);
+  let ids = state.messagesByTurn.get(message.turnId);
+  if (ids === undefined) {
+    ids = new Set();
+    state.messagesByTurn.set(message.turnId, ids);
+  }
+  ids.add(message.id);
+  if (message.toolUseId !== null) state.toolRows.set(message.toolUseId, message.id);
+  if (message.sourceMessageId !== null) {
+    state.sourceRows.set(sourceKey(message.turnId, message.sourceMessageId), message.id);
+  }
+}
+
 /**
  * One projection in the making: reads see the committed state with this projection's own changes on
  * top; writes collect whole rows and events. Nothing touches the state until the unit is committed
@@ -248,17 +263,7 @@ export class ProjectionDraft {
   foldInto(state: ProjectorState): void {
     state.session = this.session;
     for (const turn of this.turns.values()) state.turns.set(turn.id, turn);
-    for (const message of this.messages.values()) {
-      state.messages.set(message.id, message);
-      let ids = state.messagesByTurn.get(message.turnId);
-      if (ids === undefined) {
-        ids = new Set();
-        state.messagesByTurn.set(message.turnId, ids);
-      }
-      ids.add(message.id);
-    }
-    for (const [toolUseId, id] of this.toolRows) state.toolRows.set(toolUseId, id);
-    for (const [key, id] of this.sourceRows) state.sourceRows.set(key, id);
+    for (const message of this.messages.values()) holdMessage(state, message);
     for (const interaction of this.interactions.values()) state.interactions.set(interaction.requestId, interaction);
     state.nextPosition = this.nextPosition;
     state.nextOrdinal = this.nextOrdinal;

@@ -3,8 +3,8 @@ import type { AttachmentRecord, MessageRecord, TurnInputBlock } from '../store/r
 import type { ProjectionDraft } from './projectionDraft.ts';
 
 /*
- * Transcript rows: new rows at the next position, text/thinking rows that fold a sidecar message,
- * prompt rows, and reading a row's blocks.
+ * Transcript rows: new rows at the next position, text/thinking rows that fold a sidecar message (and
+ * their events), prompt rows, and reading a row's blocks.
  */
 
 export function newRow(
@@ -82,20 +82,18 @@ export function userRow(
 
 export function interruptText(d: ProjectionDraft, row: MessageRecord): void {
   d.putMessage({ ...row, status: 'interrupted', updatedAt: d.now });
-  const block = row.content[0];
-  const kind = block?.type === 'thinking' ? 'thinking' : 'text';
-  d.emit({
-    type: kind,
-    data: {
-      session_id: d.sessionId,
-      turnId: row.turnId,
-      messageId: row.id,
-      delta: '',
-      final: true,
-      text: blockText(row),
-      interrupted: true,
-    },
-  });
+  const kind = row.content[0]?.type === 'thinking' ? 'thinking' : 'text';
+  emitTextEvent(d, kind, row, { delta: '', final: true, text: blockText(row), interrupted: true });
+}
+
+/** A text or thinking event for the row: a delta while it streams, its whole text once it is final. */
+export function emitTextEvent(
+  d: ProjectionDraft,
+  kind: 'text' | 'thinking',
+  row: MessageRecord,
+  output: { delta: string; final: boolean; text?: string; interrupted: boolean },
+): void {
+  d.emit({ type: kind, data: { session_id: d.sessionId, turnId: row.turnId, messageId: row.id, ...output } });
 }
 
 export function toolBlockOf(row: MessageRecord): ToolUseBlock | undefined {

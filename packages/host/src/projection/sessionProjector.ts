@@ -17,7 +17,7 @@ import {
   supersedeInteraction,
 } from './interactionProjection.ts';
 import { compaction, outputDelta, outputDone, plan } from './outputProjection.ts';
-import { ProjectionDraft, type ProjectorState, sourceKey } from './projectionDraft.ts';
+import { holdMessage, ProjectionDraft, type ProjectorState, sourceKey } from './projectionDraft.ts';
 import { imageSizes, toolBlockOf, userRow } from './rows.ts';
 import { agentTitle, sessionState, usage } from './sessionFields.ts';
 import { isTerminalTurn } from './sessionStatus.ts';
@@ -28,6 +28,7 @@ import {
   endEverything,
   endTurn,
   identity,
+  newTurn,
   outputTurn,
   sidecarTerminal,
   startRows,
@@ -36,7 +37,6 @@ import {
 import { messageView } from './views.ts';
 
 export type { SupersedeResolution } from './interactionProjection.ts';
-export { isTerminalTurn } from './sessionStatus.ts';
 
 /** A prompt as the runtime hands it over: text, extra blocks (images by attachment) and their bytes. */
 export interface PromptInput {
@@ -144,20 +144,7 @@ export class SessionProjector {
   }): void {
     const state = this.#state;
     for (const turn of records.turns ?? []) if (!state.turns.has(turn.id)) state.turns.set(turn.id, turn);
-    for (const message of records.messages ?? []) {
-      if (state.messages.has(message.id)) continue;
-      state.messages.set(message.id, message);
-      let ids = state.messagesByTurn.get(message.turnId);
-      if (ids === undefined) {
-        ids = new Set();
-        state.messagesByTurn.set(message.turnId, ids);
-      }
-      ids.add(message.id);
-      if (message.toolUseId !== null) state.toolRows.set(message.toolUseId, message.id);
-      if (message.sourceMessageId !== null) {
-        state.sourceRows.set(sourceKey(message.turnId, message.sourceMessageId), message.id);
-      }
-    }
+    for (const message of records.messages ?? []) if (!state.messages.has(message.id)) holdMessage(state, message);
     for (const interaction of records.interactions ?? []) {
       if (!state.interactions.has(interaction.requestId)) state.interactions.set(interaction.requestId, interaction);
     }
@@ -286,26 +273,15 @@ export class SessionProjector {
   /** A new user turn: running (`turn_started` with its prompt row) or `queued` (`queue`). */
   acceptTurn(turnId: string, prompt: PromptInput, queued: boolean, now: number): Projection {
     return this.#project(now, (d) => {
-      const turn: TurnRecord = {
-        id: turnId,
-        sessionId: d.sessionId,
-        ordinal: d.ordinal(),
+      const turn = newTurn(d, turnId, {
         kind: 'user',
         status: queued ? 'queued' : 'running',
         prompt: prompt.prompt,
         input: prompt.input,
         clientMessageId: prompt.clientMessageId,
-        providerTurnId: null,
         providerSessionId: null,
-        checkpointMessageId: null,
-        stopReason: null,
-        error: null,
-        cancelDisposition: null,
-        usage: null,
-        createdAt: now,
         startedAt: queued ? null : now,
-        endedAt: null,
-      };
+      });
       d.putTurn(turn);
       d.attachments.push(...prompt.attachments);
       if (queued) emitQueue(d);

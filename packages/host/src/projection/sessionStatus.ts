@@ -1,10 +1,16 @@
-import type { BackgroundTask, InteractionStatus, SessionStatus, TurnError } from '@outrigger/host-api';
+import {
+  type BackgroundTask,
+  type InteractionStatus,
+  type SessionStatus,
+  type TurnError,
+  terminalTurnStatuses,
+} from '@outrigger/host-api';
 import type { TurnRecord } from '../store/records.ts';
 
-const terminalTurnStatuses: ReadonlySet<string> = new Set(['completed', 'failed', 'canceled', 'interrupted']);
+const terminal: ReadonlySet<string> = new Set(terminalTurnStatuses);
 
 /** The turn has ended (completed, failed, canceled or interrupted): its `done` was published. */
-export const isTerminalTurn = (turn: Pick<TurnRecord, 'status'>): boolean => terminalTurnStatuses.has(turn.status);
+export const isTerminalTurn = (turn: Pick<TurnRecord, 'status'>): boolean => terminal.has(turn.status);
 
 export type TurnRecordLike = Pick<TurnRecord, 'id' | 'kind' | 'status' | 'ordinal' | 'startedAt' | 'error'>;
 

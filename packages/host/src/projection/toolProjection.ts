@@ -91,22 +91,18 @@ export function toolResult(d: ProjectionDraft, turn: TurnRecord, call: ToolCall,
     d.emit({ type: 'tool_use', data: { session_id: d.sessionId, turnId: row.turnId, messageId: row.id, tool } });
   }
   // The log keeps every result, the transcript only the winner; clients apply the same rank.
-  d.emit({
-    type: 'tool_result',
-    data: {
-      session_id: d.sessionId,
-      turnId: row.turnId,
-      messageId: row.id,
-      tool_use_id: call.toolCallId,
-      status: tool.status === 'failed' ? 'failed' : 'completed',
-      result: previewToolResult(incoming),
-    },
-  });
+  emitToolResult(
+    d,
+    row,
+    call.toolCallId,
+    tool.status === 'failed' ? 'failed' : 'completed',
+    previewToolResult(incoming),
+  );
   trackBackgroundCommand(d, row, tool);
   d.touch();
 }
 
-export function toolBlock(
+function toolBlock(
   d: ProjectionDraft,
   call: ToolCall,
   before: ToolUseBlock | undefined,
@@ -136,7 +132,7 @@ export function toolBlock(
   };
 }
 
-export function putToolRow(
+function putToolRow(
   d: ProjectionDraft,
   turn: TurnRecord,
   toolUseId: string,
@@ -155,7 +151,7 @@ export function putToolRow(
 }
 
 /** A `run_in_background` command keeps running after its call completed: it is background work of the session. */
-export function trackBackgroundCommand(d: ProjectionDraft, row: MessageRecord, tool: ToolUseBlock): void {
+function trackBackgroundCommand(d: ProjectionDraft, row: MessageRecord, tool: ToolUseBlock): void {
   if (tool.background === null || tool.callType !== 'command') return;
   const tasks = d.session.backgroundTasks;
   const index = tasks.findIndex((task) => task.tool_use_id === tool.id);
@@ -236,7 +232,7 @@ export function agentTask(d: ProjectionDraft, task: DelegatedTask): void {
   setBackground(d, index === -1 ? [...tasks, entry] : tasks.map((t, i) => (i === index ? entry : t)), row.turnId);
 }
 
-export function setBackground(d: ProjectionDraft, tasks: BackgroundTask[], turnId: string | null): void {
+function setBackground(d: ProjectionDraft, tasks: BackgroundTask[], turnId: string | null): void {
   d.patchSession({ backgroundTasks: tasks });
   d.emit({ type: 'background_tasks', data: { session_id: d.sessionId, turnId, tasks } });
 }
@@ -294,7 +290,7 @@ function endBackgroundCall(d: ProjectionDraft, entry: BackgroundTask, status: 'c
 }
 
 /** Open calls a subagent made under `agentToolUseId` end with a synthesized result. */
-export function closeSubagentCalls(d: ProjectionDraft, agentToolUseId: string, reason: string): void {
+function closeSubagentCalls(d: ProjectionDraft, agentToolUseId: string, reason: string): void {
   for (const row of [...d.allMessages()]) {
     const tool = toolBlockOf(row);
     if (tool?.status === 'running' && tool.parentToolUseId === agentToolUseId) synthesize(d, row, reason);
@@ -307,16 +303,19 @@ export function synthesize(d: ProjectionDraft, row: MessageRecord, reason: strin
   const ended: ToolUseBlock = { ...tool, status: 'failed', endedAt: tool.endedAt ?? d.now };
   const stored: MessageRecord = { ...row, content: [ended, result], status: 'complete', updatedAt: d.now };
   d.putMessage(stored);
+  emitToolResult(d, row, tool.id, 'failed', result);
+}
+
+function emitToolResult(
+  d: ProjectionDraft,
+  row: MessageRecord,
+  toolUseId: string,
+  status: 'completed' | 'failed',
+  result: ToolResultBlock,
+): void {
   d.emit({
     type: 'tool_result',
-    data: {
-      session_id: d.sessionId,
-      turnId: row.turnId,
-      messageId: row.id,
-      tool_use_id: tool.id,
-      status: 'failed',
-      result,
-    },
+    data: { session_id: d.sessionId, turnId: row.turnId, messageId: row.id, tool_use_id: toolUseId, status, result },
   });
 }
 

@@ -15,7 +15,7 @@ export function resultReplaces(incoming: ResultSource, stored: ResultSource | un
   return stored === undefined || rank[incoming] >= rank[stored];
 }
 
-export function resultSourceOf(call: ToolCall): ResultSource {
+function resultSourceOf(call: ToolCall): ResultSource {
   const source = call.metadata.resultSource;
   return source === 'hook' || source === 'synthesized' ? source : 'canonical';
 }
@@ -107,7 +107,7 @@ export function fileChangeOf(toolName: string, input: Json): FileChange | null {
 }
 
 /** The result's text: the tool_result text, else the tool's structured output (Bash: its stdout/stderr). */
-export function resultTextOf(call: ToolCall): string {
+function resultTextOf(call: ToolCall): string {
   const output = record(call.output);
   const text = str(output?.text);
   if (text !== undefined) return text;

@@ -169,28 +169,50 @@ export function checkpoint(d: ProjectionDraft, turnId: string, checkpointMessage
   d.putTurn({ ...turn, checkpointMessageId });
 }
 
-export function syntheticTurnStarted(d: ProjectionDraft, turnId: string): void {
-  if (d.turn(turnId) !== undefined) return;
-  d.putTurn({
-    id: turnId,
+/** A turn as it is created: the next ordinal, not yet bound to Claude's turn, nothing ended. */
+export function newTurn(
+  d: ProjectionDraft,
+  id: string,
+  created: Pick<
+    TurnRecord,
+    'kind' | 'status' | 'prompt' | 'input' | 'clientMessageId' | 'providerSessionId' | 'startedAt'
+  >,
+): TurnRecord {
+  return {
+    id,
     sessionId: d.sessionId,
     ordinal: d.ordinal(),
-    kind: 'synthetic',
-    status: 'running',
-    prompt: null,
-    input: [],
-    clientMessageId: null,
+    kind: created.kind,
+    status: created.status,
+    prompt: created.prompt,
+    input: created.input,
+    clientMessageId: created.clientMessageId,
     providerTurnId: null,
-    providerSessionId: d.session.providerSessionId,
+    providerSessionId: created.providerSessionId,
     checkpointMessageId: null,
     stopReason: null,
     error: null,
     cancelDisposition: null,
     usage: null,
     createdAt: d.now,
-    startedAt: d.now,
+    startedAt: created.startedAt,
     endedAt: null,
-  });
+  };
+}
+
+export function syntheticTurnStarted(d: ProjectionDraft, turnId: string): void {
+  if (d.turn(turnId) !== undefined) return;
+  d.putTurn(
+    newTurn(d, turnId, {
+      kind: 'synthetic',
+      status: 'running',
+      prompt: null,
+      input: [],
+      clientMessageId: null,
+      providerSessionId: d.session.providerSessionId,
+      startedAt: d.now,
+    }),
+  );
   d.emit({ type: 'turn_started', data: { session_id: d.sessionId, turnId, kind: 'synthetic', message: null } });
   d.touch();
 }

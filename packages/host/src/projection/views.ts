@@ -38,7 +38,7 @@ export function sessionSummary(session: SessionRecord): SessionSummary {
   };
 }
 
-export function sessionDetail(session: SessionRecord): SessionDetail {
+function sessionDetail(session: SessionRecord): SessionDetail {
   return {
     ...sessionSummary(session),
     providerSessionId: session.providerSessionId,
@@ -49,7 +49,7 @@ export function sessionDetail(session: SessionRecord): SessionDetail {
   };
 }
 
-export function turnView(turn: TurnRecord): TurnView {
+function turnView(turn: TurnRecord): TurnView {
   return {
     id: turn.id,
     session_id: turn.sessionId,
@@ -96,7 +96,7 @@ export function messageView(message: MessageRecord): MessageView {
 }
 
 /** The whole result of a tool row (`GET …/tool-results/:id`), or undefined while it has none. */
-export function toolResultOf(message: MessageRecord): ToolResultBlock | undefined {
+function toolResultOf(message: MessageRecord): ToolResultBlock | undefined {
   for (const block of message.content) if (block.type === 'tool_result') return block;
   return undefined;
 }

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
 import type { SidecarEvent, SidecarRequest } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
+import { recordingLogger } from '../logging/runtimeLogger.ts';
 import {
   createFakeSidecar,
   defaultHandler,
@@ -10,12 +11,12 @@ import {
   type FakeSidecar,
 } from '../sidecar/fakeSidecarConnection.ts';
 import { markedProcesses, SESSION_MARK_VARIABLE } from '../sidecar/processMarks.ts';
-import { recordingLogger } from '../sidecar/runtimeLogger.ts';
 import { SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
 import { StoreError } from '../store/storeError.ts';
 import { testSession } from '../store/testRecords.ts';
-import { HostSession, REAP_GRACE_MS } from './hostSession.ts';
+import { HostSession } from './hostSession.ts';
 import { FakeLedger } from './testing/fakeLedger.ts';
+import { REAP_GRACE_MS } from './toolProcesses.ts';
 
 /* The session state machine over a real SidecarSupervisor and SidecarClient, a scripted sidecar and an in-memory ledger. */
 
@@ -88,6 +89,35 @@ async function completeTurn(h: Harness, turnId: string, providerTurnId = `p-${tu
   h.emit('turn_completed', { turnId, providerTurnId, stopReason: 'end_turn' });
   await until(() => h.ledger.turn(turnId)?.status === 'completed', `${turnId} completed`);
   await h.settle();
+}
+
+/** A sidecar that answers `cancel` with `answer` (for the canceled turn) and everything else as usual. */
+function answeringCancel(answer: Record<string, unknown>): FakeHandler {
+  return (request) =>
+    request.type === 'cancel' ? { ok: { ...answer, turnId: String(request.payload.turnId) } } : defaultHandler(request);
+}
+
+/**
+ * A tool's shell (`sh` and its `sleep`) in a process group of its own, as Claude Code runs it, with the
+ * mark `start` gave session s1; `kill()` makes sure it is gone when the test ends.
+ */
+function spawnMarkedTool() {
+  const tool = spawn('/bin/sh', ['-c', 'sleep 60 & wait'], {
+    env: { PATH: process.env.PATH, [SESSION_MARK_VARIABLE]: 's1' },
+    detached: true,
+    stdio: 'ignore',
+  });
+  return {
+    /** How many processes carry the session's mark. */
+    markedProcesses: () => markedProcesses(SESSION_MARK_VARIABLE, 's1').length,
+    kill: () => {
+      try {
+        process.kill(-tool.pid!, 'SIGKILL');
+      } catch {
+        // Already gone, as a reaped tool should be.
+      }
+    },
+  };
 }
 
 function rejectsWith(code: string) {
@@ -306,77 +336,50 @@ describe('HostSession cancel', () => {
   });
 
   test('a cancel kills what the canceled Claude Code left running, found by the session mark', async () => {
-    const h = harness((request) =>
-      request.type === 'cancel'
-        ? {
-            ok: {
-              canceled: true,
-              disposition: 'provider_active',
-              turnId: String(request.payload.turnId),
-              providerTurnId: 'p1',
-              dispatchPhase: 'running_tool',
-            },
-          }
-        : defaultHandler(request),
+    const h = harness(
+      answeringCancel({
+        canceled: true,
+        disposition: 'provider_active',
+        providerTurnId: 'p1',
+        dispatchPhase: 'running_tool',
+      }),
     );
-    // A tool's shell in a process group of its own, as Claude Code runs it, with the env `start` gave it.
-    const tool = spawn('/bin/sh', ['-c', 'sleep 60 & wait'], {
-      env: { PATH: process.env.PATH, [SESSION_MARK_VARIABLE]: 's1' },
-      detached: true,
-      stdio: 'ignore',
-    });
+    const tool = spawnMarkedTool();
     try {
       const { turnId } = await h.session.postTurn({ prompt: 'run a tool' });
       assert.deepEqual(h.requestsOf('start')[0]?.payload.env, { [SESSION_MARK_VARIABLE]: 's1' });
-      await until(() => markedProcesses(SESSION_MARK_VARIABLE, 's1').length >= 2, 'the tool runs');
+      await until(() => tool.markedProcesses() >= 2, 'the tool runs');
       await h.session.cancelTurn(turnId, BUDGETS);
-      await until(() => markedProcesses(SESSION_MARK_VARIABLE, 's1').length === 0, 'the tool is gone');
+      await until(() => tool.markedProcesses() === 0, 'the tool is gone');
       assert.ok(h.logger.records.some((record) => record.fields.event === 'session.tool_processes_reaped'));
     } finally {
-      try {
-        process.kill(-tool.pid!, 'SIGKILL');
-      } catch {
-        // gone, as it should be
-      }
+      tool.kill();
       await h.close();
     }
   });
 
   test('a cancel that withdrew a queued prompt (queryRetired: false) leaves the live Claude Code and its tools alone', async () => {
-    const h = harness((request) =>
-      request.type === 'cancel'
-        ? {
-            ok: {
-              canceled: true,
-              disposition: 'pre_accept',
-              turnId: String(request.payload.turnId),
-              providerTurnId: '',
-              dispatchPhase: 'dispatched',
-              queryRetired: false,
-            },
-          }
-        : defaultHandler(request),
+    const h = harness(
+      answeringCancel({
+        canceled: true,
+        disposition: 'pre_accept',
+        providerTurnId: '',
+        dispatchPhase: 'dispatched',
+        queryRetired: false,
+      }),
     );
-    const tool = spawn('/bin/sh', ['-c', 'sleep 60 & wait'], {
-      env: { PATH: process.env.PATH, [SESSION_MARK_VARIABLE]: 's1' },
-      detached: true,
-      stdio: 'ignore',
-    });
+    const tool = spawnMarkedTool();
     try {
       const { turnId } = await h.session.postTurn({ prompt: 'queued behind a follow-up' });
-      await until(() => markedProcesses(SESSION_MARK_VARIABLE, 's1').length >= 2, 'the tool runs');
+      await until(() => tool.markedProcesses() >= 2, 'the tool runs');
       const answer = await h.session.cancelTurn(turnId, BUDGETS);
       assert.equal(answer.canceled, true);
       // Past the reaping grace: a cancel that retired the Query would have killed them by now.
       await new Promise((resolve) => setTimeout(resolve, REAP_GRACE_MS + 300));
-      assert.ok(markedProcesses(SESSION_MARK_VARIABLE, 's1').length >= 2, 'the tool still runs');
+      assert.ok(tool.markedProcesses() >= 2, 'the tool still runs');
       assert.ok(!h.logger.records.some((record) => record.fields.event === 'session.tool_processes_reaped'));
     } finally {
-      try {
-        process.kill(-tool.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
+      tool.kill();
       await h.close();
     }
   });

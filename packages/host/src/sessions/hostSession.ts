@@ -19,14 +19,8 @@ import {
   SidecarRequestError,
 } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
-import {
-  killSurvivors,
-  type MarkedProcess,
-  markedProcesses,
-  SESSION_MARK_VARIABLE,
-  survivors,
-} from '../sidecar/processMarks.ts';
-import type { RuntimeLogger } from '../sidecar/runtimeLogger.ts';
+import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
+import { SESSION_MARK_VARIABLE } from '../sidecar/processMarks.ts';
 import { isSidecarGone, type SidecarExitReport, SidecarUnavailableError } from '../sidecar/sidecarSupervisor.ts';
 import type { HostStoreReader } from '../store/hostStore.ts';
 import type { SessionRecord, TurnRecord } from '../store/records.ts';
@@ -35,8 +29,9 @@ import { type CancelBudgets, cancelRequestTimeoutMs } from './cancelBudgets.ts';
 import { decideAnswer } from './interactionAnswer.ts';
 import { SerialQueue } from './serialQueue.ts';
 import type { AppliedSidecarEvent, SessionLedger } from './sessionLedger.ts';
+import { ToolProcesses } from './toolProcesses.ts';
 import { ToolTimeouts } from './toolTimeouts.ts';
-import { draftTurn, promptBlocks } from './turnInput.ts';
+import { draftTurn, promptBlocks, type TurnDraft } from './turnInput.ts';
 
 /** The sidecar as a session uses it (the `SidecarSupervisor`). */
 export interface SidecarPort {
@@ -64,12 +59,10 @@ export interface HostSessionDeps {
   readonly submitTimeoutMs?: number;
 }
 
-const START_TIMEOUT_MS = 120_000;
+/** The deadline of `start` in the sidecar, for a new session (the manager) and a restarted one alike. */
+export const START_TIMEOUT_MS = 120_000;
 const SUBMIT_TIMEOUT_MS = 15_000;
 const HOST_CANCEL_BUDGETS: CancelBudgets = { interruptTimeoutMs: 10_000, drainTimeoutMs: 8_000 };
-const terminalStatuses: ReadonlySet<string> = new Set(['completed', 'failed', 'canceled', 'interrupted']);
-/** How long what a retired Claude Code ran gets to end by itself before it is killed. */
-export const REAP_GRACE_MS = 1_000;
 /** A sidecar event the store refused is tried again after this, doubling up to the maximum. */
 const STORE_RETRY_FIRST_MS = 50;
 const STORE_RETRY_MAX_MS = 1_000;
@@ -87,6 +80,7 @@ export class HostSession {
   readonly #ledger: SessionLedger;
   readonly #deps: HostSessionDeps;
   readonly #toolTimeouts: ToolTimeouts | undefined;
+  readonly #tools: ToolProcesses;
   /** The sidecar generation this session was last `start`ed on. */
   #startedOn: number | undefined;
   /** The host is shutting down: a sidecar event the store refuses is no longer tried again. */
@@ -97,6 +91,7 @@ export class HostSession {
     this.#ledger = ledger;
     this.#deps = deps;
     this.#startedOn = startedOn;
+    this.#tools = new ToolProcesses(ledger.sessionId, deps.logger);
     this.#toolTimeouts =
       deps.toolTimeoutMs === undefined
         ? undefined
@@ -179,7 +174,7 @@ export class HostSession {
     });
     if (!('generation' in step)) return step;
 
-    const before = this.#toolProcesses();
+    const before = this.#tools.snapshot();
     let answer: CancelResult | undefined;
     let failure: unknown;
     try {
@@ -197,7 +192,7 @@ export class HostSession {
       const turn = await this.#turn(turnId);
       const providerTurnId = turn?.providerTurnId ?? '';
       if (answer !== undefined) {
-        if (stoppedClaudeCode(answer)) this.#reapToolProcesses(before, 'cancel');
+        if (stoppedClaudeCode(answer)) this.#tools.reapAfterGrace(before, 'cancel');
         if (answer.disposition === 'provider_active' && answer.providerTurnId !== '' && turn?.providerTurnId === null) {
           this.#deps.logger.warn(
             { event: 'session.cancel_binding_missing', sessionId: this.id, turnId },
@@ -395,7 +390,7 @@ export class HostSession {
     // Claude Code died under the turn: what it ran in process groups of its own (a tool) outlives it; the
     // session has no Claude Code now (the next exec starts one), so everything with its mark is left over.
     if (event.type === 'turn_failed' && (event.payload as { code?: unknown }).code === 'claude_code_exited') {
-      await this.#reapOrphans();
+      await this.#tools.reapOrphans();
     }
     return applied.endedTurnIds.length > 0;
   }
@@ -444,7 +439,7 @@ export class HostSession {
    * Stores a new turn. A commit the store kept without confirming it (the ledger reloads what the store has)
    * is an accepted turn: it must run like any other, or it would stay running (or queued) for ever.
    */
-  async #acceptTurn(turnId: string, draft: ReturnType<typeof draftTurn>, queued: boolean): Promise<void> {
+  async #acceptTurn(turnId: string, draft: TurnDraft, queued: boolean): Promise<void> {
     try {
       await this.#ledger.acceptTurn(turnId, draft, queued);
     } catch (error) {
@@ -610,10 +605,10 @@ export class HostSession {
     this.#startedOn = undefined;
     this.#toolTimeouts?.clear();
     if (generation === undefined || !this.#deps.sidecar.isLive(generation)) return;
-    const before = this.#toolProcesses();
+    const before = this.#tools.snapshot();
     try {
       await this.#deps.sidecar.request(generation, 'close', { agentSessionId: this.id });
-      this.#reapToolProcesses(before, 'close');
+      this.#tools.reapAfterGrace(before, 'close');
     } catch (error) {
       this.#deps.logger.warn(
         { event: 'session.close_failed', sessionId: this.id, errorName: errorName(error) },
@@ -630,7 +625,7 @@ export class HostSession {
     const generation = this.#startedOn;
     if (generation === undefined || !this.#deps.sidecar.isLive(generation)) return;
     const budgets = this.#deps.internalCancelBudgets ?? HOST_CANCEL_BUDGETS;
-    const before = this.#toolProcesses();
+    const before = this.#tools.snapshot();
     try {
       const result = await this.#deps.sidecar.request<CancelResult>(
         generation,
@@ -638,7 +633,7 @@ export class HostSession {
         { agentSessionId: this.id, turnId, ...budgets },
         { timeoutMs: cancelRequestTimeoutMs(budgets) },
       );
-      if (stoppedClaudeCode(result)) this.#reapToolProcesses(before, why);
+      if (stoppedClaudeCode(result)) this.#tools.reapAfterGrace(before, why);
       this.#deps.logger.info(
         { event: 'session.host_cancel', sessionId: this.id, turnId, reason: why, disposition: result.disposition },
         'the host canceled a turn',
@@ -646,56 +641,6 @@ export class HostSession {
     } catch (error) {
       this.#logFailure(`cancel after ${why}`, error);
     }
-  }
-
-  /** The processes this session's Claude Code started (its tools among them), as of now. */
-  #toolProcesses(): MarkedProcess[] {
-    return markedProcesses(SESSION_MARK_VARIABLE, this.id);
-  }
-
-  /**
-   * After a cancel or a close retired the session's Claude Code: what it ran before and still runs (a tool
-   * Claude Code had no time to stop, in a process group of its own) is killed.
-   */
-  /**
-   * Claude Code died: nothing with the session's mark has a Claude Code above it any more, and none can start
-   * before this session's next exec, which waits behind this on its queue. Killed at once, and again for what a
-   * dying shell forked meanwhile.
-   */
-  async #reapOrphans(): Promise<void> {
-    let count = 0;
-    for (let pass = 0; pass < 3; pass += 1) {
-      const killed = killSurvivors(this.#toolProcesses());
-      count += killed;
-      if (killed === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    if (count === 0) return;
-    this.#deps.logger.warn(
-      { event: 'session.tool_processes_reaped', sessionId: this.id, reason: 'claude_code_exited', count },
-      'killed processes the dead Claude Code left running',
-    );
-  }
-
-  #reapToolProcesses(before: readonly MarkedProcess[], reason: string): void {
-    void this.#reapAfterGrace(before, reason);
-  }
-
-  /**
-   * The retired Claude Code is among `before` and may still be exiting, writing its transcript as it goes (killed
-   * then, the next turn's resume finds no conversation): what ends by itself within the grace is left alone.
-   */
-  async #reapAfterGrace(before: readonly MarkedProcess[], reason: string): Promise<void> {
-    const deadline = Date.now() + REAP_GRACE_MS;
-    while (Date.now() < deadline && survivors(before).length > 0) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const count = killSurvivors(before);
-    if (count === 0) return;
-    this.#deps.logger.warn(
-      { event: 'session.tool_processes_reaped', sessionId: this.id, reason, count },
-      'killed processes the canceled Claude Code left running',
-    );
   }
 
   async #turn(turnId: string): Promise<TurnRecord | undefined> {
@@ -721,10 +666,6 @@ export class HostSession {
  */
 function stoppedClaudeCode(answer: CancelResult): boolean {
   return answer.canceled && answer.queryRetired !== false;
-}
-
-export function isTerminalTurn(turn: TurnRecord): boolean {
-  return terminalStatuses.has(turn.status);
 }
 
 /** `start` for a session: fresh, or restored from its resume cursor once Claude has its transcript. */
@@ -756,10 +697,7 @@ export function startPayload(
 
 function sidecarFailure(error: unknown, what: string): HostError {
   if (error instanceof HostError) return error;
-  if (error instanceof SidecarUnavailableError) {
-    return new HostError('sidecar_unavailable', `could not ${what}: ${error.message}`);
-  }
-  if (error instanceof SidecarRequestError) {
+  if (error instanceof SidecarUnavailableError || error instanceof SidecarRequestError) {
     return new HostError('sidecar_unavailable', `could not ${what}: ${error.message}`);
   }
   return new HostError('internal', `could not ${what}`);

@@ -1,25 +1,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Interaction } from '@outrigger/host-api';
+import { testInteraction } from '../store/testRecords.ts';
 import { decideAnswer } from './interactionAnswer.ts';
 
-const base: Interaction = {
-  requestId: 'r1',
-  session_id: 's1',
-  turnId: 't1',
+const base = testInteraction('s1', 'r1', {
   kind: 'question',
   toolName: 'AskUserQuestion',
   tool_use_id: 'tu1',
   input: {},
   options: [],
-  agentId: null,
-  parentToolUseId: null,
-  status: 'pending',
-  answer: null,
-  resolution: null,
   createdAt: 1,
-  resolvedAt: null,
-};
+});
 
 const answer = { action: 'allow', optionId: 'allow', payload: { answersByQuestionId: { q1: 'A', q2: ['B', 'C'] } } };
 

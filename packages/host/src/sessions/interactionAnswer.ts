@@ -13,7 +13,7 @@ export function decideAnswer(interaction: Interaction, body: AnswerInteractionBo
   return interaction.answer !== null && sameAnswer(interaction.answer, body) ? 'replay' : 'conflict';
 }
 
-export function sameAnswer(recorded: InteractionAnswer, body: AnswerInteractionBody): boolean {
+function sameAnswer(recorded: InteractionAnswer, body: AnswerInteractionBody): boolean {
   return (
     recorded.action === body.action &&
     recorded.optionId === body.optionId &&

@@ -7,27 +7,20 @@ import type {
   TurnError,
 } from '@outrigger/host-api';
 import type { SidecarEvent } from '@outrigger/protocol';
+import type { SupersedeResolution } from '../projection/interactionProjection.ts';
+import type { AppliedSidecarEvent } from '../projection/projectedSessionLedger.ts';
 import type { SessionRecord, TurnRecord } from '../store/records.ts';
 import type { TurnDraft } from './turnInput.ts';
 
-/** What applying one sidecar event did that the runtime must act on. */
-export interface AppliedSidecarEvent {
-  /** Turns this event ended (their `done` is committed). */
-  readonly endedTurnIds: readonly string[];
-  /** A turn broke the identity barrier (invariant 2): it was failed; the sidecar must stop it. */
-  readonly identityViolationTurnId?: string;
-  /** Why the event changed nothing although it named something (content-free, for the log). */
-  readonly dropped?: string;
-}
-
-export type SupersedeResolution = 'turn_ended' | 'sidecar_exited' | 'host_restarted';
+export type { AppliedSidecarEvent, SupersedeResolution };
 
 /**
- * One session's durable state as the runtime drives it: every method builds its rows and events with
- * the session's projector, commits them as one write unit and publishes what was committed (persist,
- * then publish). A failed commit throws (`StoreError`) and leaves the state as the store has it. The
- * reads are the projector's in-memory view of committed state. One writer per session: callers run
- * these on the session's serial queue.
+ * One session's durable state as the runtime drives it (`ProjectedSessionLedger` in the host, a
+ * `FakeLedger` in the runtime's tests): every method builds its rows and events with the session's
+ * projector, commits them as one write unit and publishes what was committed (persist, then publish).
+ * A failed commit throws (`StoreError`) and leaves the state as the store has it. The reads are the
+ * projector's in-memory view of committed state. One writer per session: callers run these on the
+ * session's serial queue.
  */
 export interface SessionLedger {
   readonly sessionId: string;

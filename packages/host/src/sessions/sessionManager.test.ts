@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { pollUntil, processGroupMembers } from '@outrigger/claude-sdk-sidecar/testing';
 import { hostLimits, type SessionSummary } from '@outrigger/host-api';
 import { HostError } from '../hostError.ts';
-import { recordingLogger } from '../sidecar/runtimeLogger.ts';
+import { recordingLogger } from '../logging/runtimeLogger.ts';
 import { spawnSidecarConnection } from '../sidecar/sidecarConnection.ts';
 import { SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
 import type { HostStoreReader } from '../store/hostStore.ts';

@@ -31,19 +31,17 @@ import {
 } from '@outrigger/host-api';
 import { type ForkSessionResult, type SidecarEvent, SidecarRequestError, type StartResult } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
+import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import type { NewForkInit, NewSessionInit } from '../projection/projectedSessionLedger.ts';
+import { isTerminalTurn } from '../projection/sessionStatus.ts';
 import type { EventStream, HostService } from '../service/hostService.ts';
-import type { RuntimeLogger } from '../sidecar/runtimeLogger.ts';
 import type { SidecarExitReport, SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
 import type { HostStoreReader, MessageRecordPage, SessionSnapshotRecords } from '../store/hostStore.ts';
 import type { MessageRecord, SessionRecord, TurnRecord } from '../store/records.ts';
 import { resolveCancelBudgets } from './cancelBudgets.ts';
 import { resolveSessionCwd } from './cwdPolicy.ts';
-import { HostSession, isTerminalTurn, startPayload } from './hostSession.ts';
+import { HostSession, START_TIMEOUT_MS, startPayload } from './hostSession.ts';
 import type { SessionLedger } from './sessionLedger.ts';
-
-/** A session to create, and a fork (its transcript is the source's up to and including a turn). */
-export type { NewForkInit as NewFork, NewSessionInit as NewSession } from '../projection/projectedSessionLedger.ts';
 
 /** Where session ledgers come from: the projector over the store and the hub. */
 export interface SessionLedgers {
@@ -84,7 +82,6 @@ export interface SessionManagerOptions {
   readonly newId?: () => string;
 }
 
-const START_TIMEOUT_MS = 120_000;
 const FORK_TIMEOUT_MS = 120_000;
 
 /**
@@ -211,7 +208,7 @@ export class SessionManager implements HostService {
     const source = (await this.#session(sessionId)).session;
     const turn = await this.#options.store.getTurn(sessionId, body.turnId);
     if (turn === undefined) throw notFound('turn');
-    if (!isTerminalTurn(turn)) throw new HostError('conflict', 'a turn can be forked at once it has ended');
+    if (!isTerminalTurn(turn)) throw new HostError('conflict', 'a session can be forked only at a turn that has ended');
     if (turn.providerTurnId === null) {
       throw new HostError('conflict', 'Claude never accepted this turn, so there is nothing to fork at');
     }

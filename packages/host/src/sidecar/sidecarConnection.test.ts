@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { isAlive, pollUntil, processGroupMembers } from '@outrigger/claude-sdk-sidecar/testing';
 import type { SidecarEvent } from '@outrigger/protocol';
-import { recordingLogger } from './runtimeLogger.ts';
+import { recordingLogger } from '../logging/runtimeLogger.ts';
 import { spawnSidecarConnection } from './sidecarConnection.ts';
 import { isSidecarGone, type SidecarExitReport, SidecarSupervisor } from './sidecarSupervisor.ts';
 

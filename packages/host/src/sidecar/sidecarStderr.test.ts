@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { recordingLogger } from './runtimeLogger.ts';
+import { recordingLogger } from '../logging/runtimeLogger.ts';
 import { SidecarStderr, stderrTailLimits } from './sidecarStderr.ts';
 
 test('diagnostic lines become structured records; a warning severity logs at warn', () => {

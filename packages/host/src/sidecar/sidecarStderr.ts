@@ -1,5 +1,5 @@
 import { parseSidecarDiagnostic } from '@outrigger/claude-sdk-sidecar/process';
-import type { RuntimeLogger } from './runtimeLogger.ts';
+import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 
 /** The sidecar's diagnostic prefixes and the log event each becomes. */
 const diagnosticEvents: Readonly<Record<string, string>> = {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { SidecarEvent } from '@outrigger/protocol';
+import { recordingLogger } from '../logging/runtimeLogger.ts';
 import { createFakeSidecar, type FakeSidecar } from './fakeSidecarConnection.ts';
-import { recordingLogger } from './runtimeLogger.ts';
 import {
   isSidecarGone,
   type SidecarExitReport,

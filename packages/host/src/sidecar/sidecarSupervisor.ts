@@ -5,8 +5,8 @@ import {
   type SidecarEvent,
   SidecarRequestError,
 } from '@outrigger/protocol';
+import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import { subscribe } from './listeners.ts';
-import type { RuntimeLogger } from './runtimeLogger.ts';
 import type { SidecarConnection, SpawnSidecarConnection } from './sidecarConnection.ts';
 import { SidecarStderr } from './sidecarStderr.ts';
 

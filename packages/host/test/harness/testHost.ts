@@ -6,7 +6,8 @@ import { HostClient } from '@outrigger/host-api';
 import { type MockAnthropic, type MockRule, type ScenarioInput, startMockAnthropic } from '@outrigger/mock-anthropic';
 import { type ClaudeTestHome, createClaudeTestHome } from '@outrigger/mock-anthropic/testing';
 import { createFileAndStderrLogger } from '../../src/logging/hostLogger.ts';
-import { type RunningHost, type ServiceFactory, startHost } from '../../src/serve.ts';
+import { type RunningHost, startHost } from '../../src/serve.ts';
+import type { ServiceFactory } from '../../src/service/serviceFactory.ts';
 import { assertNoProcessesLeft, killMarkedProcesses, TEST_MARK_VARIABLE } from './processes.ts';
 
 /** Claude Code offers TodoWrite only with these two (see claude-code-offline.md §1). */

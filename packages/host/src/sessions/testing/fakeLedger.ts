@@ -8,11 +8,12 @@ import type {
   TurnError,
 } from '@outrigger/host-api';
 import type { SidecarEvent } from '@outrigger/protocol';
+import type { NewForkInit, NewSessionInit } from '../../projection/projectedSessionLedger.ts';
+import { isTerminalTurn } from '../../projection/sessionStatus.ts';
 import type { ClientMessageHit } from '../../store/hostStore.ts';
 import type { AttachmentRecord, SessionRecord, TurnRecord } from '../../store/records.ts';
-import { testSession, testTurn } from '../../store/testRecords.ts';
+import { testInteraction, testSession, testTurn, testUserTask } from '../../store/testRecords.ts';
 import type { AppliedSidecarEvent, SessionLedger, SupersedeResolution } from '../sessionLedger.ts';
-import type { NewFork, NewSession } from '../sessionManager.ts';
 import type { TurnDraft } from '../turnInput.ts';
 
 /** One durable change the fake recorded, named like the host event it stands for. */
@@ -21,8 +22,6 @@ export interface FakeEntry {
   readonly turnId?: string;
   readonly detail?: unknown;
 }
-
-const terminal = new Set(['completed', 'failed', 'canceled', 'interrupted']);
 
 /**
  * A session ledger in memory, for the runtime's state-machine tests: it keeps turns, interactions and
@@ -105,27 +104,21 @@ export class FakeLedger implements SessionLedger {
         return { endedTurnIds: [] };
       case 'assistant_delta':
         if (turn !== undefined && turn.kind === 'user' && turn.providerTurnId === null) return this.#violate(turn);
-        if (turn !== undefined && !terminal.has(turn.status)) this.entries.push({ kind: 'text', turnId });
+        if (turn !== undefined && !isTerminalTurn(turn)) this.entries.push({ kind: 'text', turnId });
         return { endedTurnIds: [] };
       case 'approval_requested':
       case 'user_input_requested':
-        this.interactions.set(event.payload.requestId, {
-          requestId: event.payload.requestId,
-          session_id: this.sessionId,
-          turnId: event.payload.turnId,
-          kind: 'approval',
-          toolName: event.payload.toolName,
-          tool_use_id: event.payload.toolCallId,
-          input: event.payload.input,
-          options: event.payload.options,
-          agentId: null,
-          parentToolUseId: null,
-          status: 'pending',
-          answer: null,
-          resolution: null,
-          createdAt: 0,
-          resolvedAt: null,
-        });
+        this.interactions.set(
+          event.payload.requestId,
+          testInteraction(this.sessionId, event.payload.requestId, {
+            turnId: event.payload.turnId,
+            toolName: event.payload.toolName,
+            tool_use_id: event.payload.toolCallId,
+            input: event.payload.input,
+            options: event.payload.options,
+            createdAt: 0,
+          }),
+        );
         this.entries.push({ kind: 'permission_request', turnId, detail: event.payload.requestId });
         return { endedTurnIds: [] };
       case 'approval_resolved':
@@ -137,7 +130,7 @@ export class FakeLedger implements SessionLedger {
       case 'turn_completed':
       case 'turn_failed':
       case 'turn_canceled': {
-        if (turn === undefined || terminal.has(turn.status)) return { endedTurnIds: [] };
+        if (turn === undefined || isTerminalTurn(turn)) return { endedTurnIds: [] };
         const status =
           event.type === 'turn_completed' ? 'completed' : event.type === 'turn_failed' ? 'failed' : 'canceled';
         this.#end(turn, status, event.type === 'turn_failed' ? { message: event.payload.error, code: null } : null);
@@ -186,7 +179,7 @@ export class FakeLedger implements SessionLedger {
   async failTurn(turnId: string, error: TurnError): Promise<void> {
     this.#write();
     const turn = this.#require(turnId);
-    if (terminal.has(turn.status)) return;
+    if (isTerminalTurn(turn)) return;
     this.#end(turn, 'failed', error);
   }
 
@@ -255,17 +248,14 @@ export class FakeLedger implements SessionLedger {
 
   async createUserTask(body: Omit<CreateTaskBody, 'session_id'>): Promise<Task> {
     this.#write();
-    const task: Task = {
-      id: `user-task-${this.tasks.size + 1}`,
-      session_id: this.sessionId,
+    const task = testUserTask(this.sessionId, `user-task-${this.tasks.size + 1}`, {
       title: body.title,
       status: body.status ?? 'pending',
       description: body.description ?? null,
       sort_order: this.tasks.size,
-      source: 'user',
       created_at: 0,
       updated_at: 0,
-    };
+    });
     this.tasks.set(task.id, task);
     return task;
   }
@@ -345,7 +335,7 @@ export class FakeLedger implements SessionLedger {
 export class FakeLedgers {
   readonly ledgers = new Map<string, FakeLedger>();
 
-  async create(init: NewSession): Promise<FakeLedger> {
+  async create(init: NewSessionInit): Promise<FakeLedger> {
     const ledger = new FakeLedger(
       testSession(init.id, {
         cwd: init.cwd,
@@ -359,7 +349,7 @@ export class FakeLedgers {
     return ledger;
   }
 
-  async fork(init: NewFork): Promise<FakeLedger> {
+  async fork(init: NewForkInit): Promise<FakeLedger> {
     const ledger = await this.create(init);
     ledger.session = { ...ledger.session, forkedFrom: init.forkedFrom, resumeCursor: init.resumeCursor };
     return ledger;

@@ -1,23 +1,16 @@
 import type { SQLInputValue, SQLOutputValue } from 'node:sqlite';
 import type { HostEvent, SessionEvent } from '@outrigger/host-api';
 import { rememberEventDataJson } from '../eventJson.ts';
-import type {
-  AttachmentRecord,
-  InteractionRecord,
-  MessageRecord,
-  SessionRecord,
-  TaskRecord,
-  TurnRecord,
-} from '../records.ts';
+import type * as records from '../records.ts';
 
 /*
  * Records ↔ SQLite rows. Scalars get columns (they are filtered, sorted or unique); nested values are
- * JSON text. Booleans are 0/1. The column lists drive both the upserts and the reads, so a column
- * added in a migration is added here once.
+ * JSON text. Booleans are 0/1. Each table is one list of its record's fields, each field naming its
+ * column once: that list drives the upserts and the reads, so a column added in a migration is added
+ * here once.
  */
 
 type Row = Record<string, SQLOutputValue>;
-export type Params = Record<string, SQLInputValue>;
 
 export interface TableMapping<R> {
   readonly table: string;
@@ -29,19 +22,20 @@ export interface TableMapping<R> {
    * indexes on them alone, which is most of the cost of rewriting a streaming row per delta.
    */
   readonly updatable: readonly string[];
-  toParams(record: R): Params;
+  /** A record's values for `upsertSql`, in `columns` order. */
+  values(record: R): SQLInputValue[];
   fromRow(row: Row): R;
 }
 
-const upserts = new WeakMap<TableMapping<unknown>, string>();
+const upserts = new WeakMap<object, string>();
 
 /**
  * `INSERT … ON CONFLICT (key) DO UPDATE` of the updatable columns: a put rewrites the row in place
  * (no delete, so no FK churn), its identity columns stay as first written. Its parameters are
- * positional, in `columns` order (`putValues`): binding by name costs node:sqlite a lookup per column,
- * half of a put's time.
+ * positional, in `columns` order (`TableMapping.values`): binding by name costs node:sqlite a lookup
+ * per column, half of a put's time.
  */
-export function upsertSql(mapping: TableMapping<unknown>): string {
+export function upsertSql<R>(mapping: TableMapping<R>): string {
   let sql = upserts.get(mapping);
   if (sql === undefined) {
     const names = mapping.columns.join(', ');
@@ -54,365 +48,218 @@ export function upsertSql(mapping: TableMapping<unknown>): string {
   return sql;
 }
 
-/** A record's values for `upsertSql`, in column order. */
-export function putValues<R>(mapping: TableMapping<R>, record: R): SQLInputValue[] {
-  const params = mapping.toParams(record);
-  return mapping.columns.map((column) => params[column] ?? null);
-}
-
-export function selectColumns(mapping: TableMapping<unknown>): string {
+export function selectColumns<R>(mapping: TableMapping<R>): string {
   return mapping.columns.join(', ');
 }
 
-const json = (value: unknown): string => JSON.stringify(value);
-const jsonOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : json(value));
-const parse = <T>(value: SQLOutputValue): T => JSON.parse(value as string) as T;
-const parseOrNull = <T>(value: SQLOutputValue): T | null => (value === null ? null : parse<T>(value));
-const text = (value: SQLOutputValue): string => value as string;
-const textOrNull = (value: SQLOutputValue): string | null => (value === null ? null : (value as string));
-const int = (value: SQLOutputValue): number => Number(value);
-const intOrNull = (value: SQLOutputValue): number | null => (value === null ? null : Number(value));
-const bool = (value: SQLOutputValue): boolean => value === 1;
+/** How one record field is stored: its column (or columns), and whether a put may change it. */
+interface Field<V> {
+  readonly columns: readonly string[];
+  readonly updatable: boolean;
+  /** Appends the field's column values, in `columns` order. */
+  write(value: V, values: SQLInputValue[]): void;
+  read(row: Row): V;
+}
 
-export const sessionMapping: TableMapping<SessionRecord> = {
-  table: 'sessions',
-  key: ['id'],
-  columns: [
-    'id',
-    'title',
-    'title_source',
-    'cwd',
-    'closed',
-    'status',
-    'needs_input_count',
-    'running_turn_id',
-    'running_turn_started_at',
-    'last_error',
-    'settings',
-    'effective_model',
-    'config_options',
-    'provider_session_id',
-    'resume_cursor',
-    'usage',
-    'background_tasks',
-    'forked_from_session_id',
-    'forked_from_turn_id',
-    'created_at',
-    'updated_at',
-    'last_activity_at',
-  ],
-  updatable: [
-    'title',
-    'title_source',
-    'closed',
-    'status',
-    'needs_input_count',
-    'running_turn_id',
-    'running_turn_started_at',
-    'last_error',
-    'settings',
-    'effective_model',
-    'config_options',
-    'provider_session_id',
-    'resume_cursor',
-    'usage',
-    'background_tasks',
-    'forked_from_session_id',
-    'forked_from_turn_id',
-    'updated_at',
-    'last_activity_at',
-  ],
-  toParams: (s) => ({
-    id: s.id,
-    title: s.title,
-    title_source: s.titleSource,
-    cwd: s.cwd,
-    closed: s.closed ? 1 : 0,
-    status: s.status,
-    needs_input_count: s.needsInputCount,
-    running_turn_id: s.runningTurnId,
-    running_turn_started_at: s.runningTurnStartedAt,
-    last_error: jsonOrNull(s.lastError),
-    settings: json(s.settings),
-    effective_model: s.effectiveModel,
-    config_options: json(s.configOptions),
-    provider_session_id: s.providerSessionId,
-    resume_cursor: jsonOrNull(s.resumeCursor),
-    usage: json(s.usage),
-    background_tasks: json(s.backgroundTasks),
-    forked_from_session_id: s.forkedFrom?.sessionId ?? null,
-    forked_from_turn_id: s.forkedFrom?.turnId ?? null,
-    created_at: s.createdAt,
-    updated_at: s.updatedAt,
-    last_activity_at: s.lastActivityAt,
-  }),
-  fromRow: (r) => ({
-    id: text(r.id),
-    title: text(r.title),
-    titleSource: text(r.title_source) as SessionRecord['titleSource'],
-    cwd: text(r.cwd),
-    closed: bool(r.closed),
-    status: text(r.status) as SessionRecord['status'],
-    needsInputCount: int(r.needs_input_count),
-    runningTurnId: textOrNull(r.running_turn_id),
-    runningTurnStartedAt: intOrNull(r.running_turn_started_at),
-    lastError: parseOrNull(r.last_error),
-    settings: parse(r.settings),
-    effectiveModel: textOrNull(r.effective_model),
-    configOptions: parse(r.config_options),
-    providerSessionId: text(r.provider_session_id),
-    resumeCursor: parseOrNull(r.resume_cursor),
-    usage: parse(r.usage),
-    backgroundTasks: parse(r.background_tasks),
-    forkedFrom:
-      r.forked_from_session_id === null
-        ? null
-        : { sessionId: text(r.forked_from_session_id), turnId: text(r.forked_from_turn_id) },
-    createdAt: int(r.created_at),
-    updatedAt: int(r.updated_at),
-    lastActivityAt: int(r.last_activity_at),
-  }),
+/** Every field of the record, in the order of its columns (and of the record a read returns). */
+type Fields<R> = { readonly [K in keyof R]-?: Field<R[K]> };
+
+function tableMapping<R>(table: string, key: readonly string[], fields: Fields<R>): TableMapping<R> {
+  const entries = Object.entries(fields) as [keyof R & string, Field<R[keyof R]>][];
+  return {
+    table,
+    key,
+    columns: entries.flatMap(([, field]) => field.columns),
+    updatable: entries.flatMap(([, field]) => (field.updatable ? field.columns : [])),
+    values(record) {
+      const values: SQLInputValue[] = [];
+      for (const [name, field] of entries) field.write(record[name], values);
+      return values;
+    },
+    fromRow(row) {
+      const record: Partial<Record<keyof R, unknown>> = {};
+      for (const [name, field] of entries) record[name] = field.read(row);
+      return record as R;
+    },
+  };
+}
+
+/** A field in one column; a value the record leaves undefined is stored as NULL. */
+function column<V>(name: string, toSql: (value: V) => SQLInputValue, fromSql: (value: SQLOutputValue) => V): Field<V> {
+  return {
+    columns: [name],
+    updatable: true,
+    write: (value, values) => {
+      values.push(toSql(value) ?? null);
+    },
+    read: (row) => fromSql(row[name]),
+  };
+}
+
+/** Part of the row's identity: written once, left alone by later puts. */
+const fixed = <V>(field: Field<V>): Field<V> => ({ ...field, updatable: false });
+
+const text = <V extends string>(name: string): Field<V> =>
+  column(
+    name,
+    (value) => value,
+    (value) => value as V,
+  );
+const textOrNull = <V extends string>(name: string): Field<V | null> =>
+  column(
+    name,
+    (value) => value,
+    (value) => value as V | null,
+  );
+const int = (name: string): Field<number> => column(name, (value) => value, Number);
+const intOrNull = (name: string): Field<number | null> =>
+  column(
+    name,
+    (value) => value,
+    (value) => (value === null ? null : Number(value)),
+  );
+const bool = (name: string): Field<boolean> =>
+  column(
+    name,
+    (value) => (value ? 1 : 0),
+    (value) => value === 1,
+  );
+const bytes = (name: string): Field<Uint8Array> =>
+  column(
+    name,
+    (value) => value,
+    (value) => value as Uint8Array,
+  );
+const json = <V>(name: string): Field<V> =>
+  column(
+    name,
+    (value) => JSON.stringify(value),
+    (value) => JSON.parse(value as string) as V,
+  );
+const jsonOrNull = <V>(name: string): Field<V | null> =>
+  column(
+    name,
+    (value) => (value === null || value === undefined ? null : JSON.stringify(value)),
+    (value) => (value === null ? null : (JSON.parse(value as string) as V)),
+  );
+
+/** A fork's origin is two columns, both NULL for a session that is no fork. */
+const forkedFrom: Field<records.SessionRecord['forkedFrom']> = {
+  columns: ['forked_from_session_id', 'forked_from_turn_id'],
+  updatable: true,
+  write: (fork, values) => {
+    values.push(fork?.sessionId ?? null, fork?.turnId ?? null);
+  },
+  read: (row) =>
+    row.forked_from_session_id === null
+      ? null
+      : { sessionId: row.forked_from_session_id as string, turnId: row.forked_from_turn_id as string },
 };
 
-export const turnMapping: TableMapping<TurnRecord> = {
-  table: 'turns',
-  key: ['session_id', 'id'],
-  columns: [
-    'session_id',
-    'id',
-    'ordinal',
-    'kind',
-    'status',
-    'prompt',
-    'input',
-    'client_message_id',
-    'provider_turn_id',
-    'provider_session_id',
-    'checkpoint_message_id',
-    'stop_reason',
-    'error',
-    'cancel_disposition',
-    'usage',
-    'created_at',
-    'started_at',
-    'ended_at',
-  ],
-  updatable: [
-    'status',
-    'provider_turn_id',
-    'provider_session_id',
-    'checkpoint_message_id',
-    'stop_reason',
-    'error',
-    'cancel_disposition',
-    'usage',
-    'started_at',
-    'ended_at',
-  ],
-  toParams: (t) => ({
-    session_id: t.sessionId,
-    id: t.id,
-    ordinal: t.ordinal,
-    kind: t.kind,
-    status: t.status,
-    prompt: t.prompt,
-    input: json(t.input),
-    client_message_id: t.clientMessageId,
-    provider_turn_id: t.providerTurnId,
-    provider_session_id: t.providerSessionId,
-    checkpoint_message_id: t.checkpointMessageId,
-    stop_reason: t.stopReason,
-    error: jsonOrNull(t.error),
-    cancel_disposition: t.cancelDisposition,
-    usage: jsonOrNull(t.usage),
-    created_at: t.createdAt,
-    started_at: t.startedAt,
-    ended_at: t.endedAt,
-  }),
-  fromRow: (r) => ({
-    sessionId: text(r.session_id),
-    id: text(r.id),
-    ordinal: int(r.ordinal),
-    kind: text(r.kind) as TurnRecord['kind'],
-    status: text(r.status) as TurnRecord['status'],
-    prompt: textOrNull(r.prompt),
-    input: parse(r.input),
-    clientMessageId: textOrNull(r.client_message_id),
-    providerTurnId: textOrNull(r.provider_turn_id),
-    providerSessionId: textOrNull(r.provider_session_id),
-    checkpointMessageId: textOrNull(r.checkpoint_message_id),
-    stopReason: textOrNull(r.stop_reason),
-    error: parseOrNull(r.error),
-    cancelDisposition: textOrNull(r.cancel_disposition) as TurnRecord['cancelDisposition'],
-    usage: parseOrNull(r.usage),
-    createdAt: int(r.created_at),
-    startedAt: intOrNull(r.started_at),
-    endedAt: intOrNull(r.ended_at),
-  }),
-};
+export const sessionMapping = tableMapping<records.SessionRecord>('sessions', ['id'], {
+  id: fixed(text('id')),
+  title: text('title'),
+  titleSource: text('title_source'),
+  cwd: fixed(text('cwd')),
+  closed: bool('closed'),
+  status: text('status'),
+  needsInputCount: int('needs_input_count'),
+  runningTurnId: textOrNull('running_turn_id'),
+  runningTurnStartedAt: intOrNull('running_turn_started_at'),
+  lastError: jsonOrNull('last_error'),
+  settings: json('settings'),
+  effectiveModel: textOrNull('effective_model'),
+  configOptions: json('config_options'),
+  providerSessionId: text('provider_session_id'),
+  resumeCursor: jsonOrNull('resume_cursor'),
+  usage: json('usage'),
+  backgroundTasks: json('background_tasks'),
+  forkedFrom,
+  createdAt: fixed(int('created_at')),
+  updatedAt: int('updated_at'),
+  lastActivityAt: int('last_activity_at'),
+});
 
-export const messageMapping: TableMapping<MessageRecord> = {
-  table: 'messages',
-  key: ['session_id', 'id'],
-  columns: [
-    'session_id',
-    'id',
-    'turn_id',
-    'position',
-    'role',
-    'status',
-    'content',
-    'notice_kind',
-    'steer',
-    'client_message_id',
-    'tool_use_id',
-    'source_message_id',
-    'created_at',
-    'updated_at',
-  ],
-  updatable: ['status', 'content', 'updated_at'],
-  toParams: (m) => ({
-    session_id: m.sessionId,
-    id: m.id,
-    turn_id: m.turnId,
-    position: m.position,
-    role: m.role,
-    status: m.status,
-    content: json(m.content),
-    notice_kind: m.noticeKind,
-    steer: m.steer ? 1 : 0,
-    client_message_id: m.clientMessageId,
-    tool_use_id: m.toolUseId,
-    source_message_id: m.sourceMessageId,
-    created_at: m.createdAt,
-    updated_at: m.updatedAt,
-  }),
-  fromRow: (r) => ({
-    sessionId: text(r.session_id),
-    id: text(r.id),
-    turnId: text(r.turn_id),
-    position: int(r.position),
-    role: text(r.role) as MessageRecord['role'],
-    status: text(r.status) as MessageRecord['status'],
-    content: parse(r.content),
-    noticeKind: textOrNull(r.notice_kind) as MessageRecord['noticeKind'],
-    steer: bool(r.steer),
-    clientMessageId: textOrNull(r.client_message_id),
-    toolUseId: textOrNull(r.tool_use_id),
-    sourceMessageId: textOrNull(r.source_message_id),
-    createdAt: int(r.created_at),
-    updatedAt: int(r.updated_at),
-  }),
-};
+export const turnMapping = tableMapping<records.TurnRecord>('turns', ['session_id', 'id'], {
+  sessionId: fixed(text('session_id')),
+  id: fixed(text('id')),
+  ordinal: fixed(int('ordinal')),
+  kind: fixed(text('kind')),
+  status: text('status'),
+  prompt: fixed(textOrNull('prompt')),
+  input: fixed(json('input')),
+  clientMessageId: fixed(textOrNull('client_message_id')),
+  providerTurnId: textOrNull('provider_turn_id'),
+  providerSessionId: textOrNull('provider_session_id'),
+  checkpointMessageId: textOrNull('checkpoint_message_id'),
+  stopReason: textOrNull('stop_reason'),
+  error: jsonOrNull('error'),
+  cancelDisposition: textOrNull('cancel_disposition'),
+  usage: jsonOrNull('usage'),
+  createdAt: fixed(int('created_at')),
+  startedAt: intOrNull('started_at'),
+  endedAt: intOrNull('ended_at'),
+});
 
-export const interactionMapping: TableMapping<InteractionRecord> = {
-  table: 'interactions',
-  key: ['session_id', 'request_id'],
-  columns: [
-    'session_id',
-    'request_id',
-    'turn_id',
-    'kind',
-    'tool_name',
-    'tool_use_id',
-    'input',
-    'options',
-    'agent_id',
-    'parent_tool_use_id',
-    'status',
-    'answer',
-    'resolution',
-    'created_at',
-    'resolved_at',
-  ],
-  updatable: ['status', 'answer', 'resolution', 'resolved_at'],
-  toParams: (i) => ({
-    session_id: i.session_id,
-    request_id: i.requestId,
-    turn_id: i.turnId,
-    kind: i.kind,
-    tool_name: i.toolName,
-    tool_use_id: i.tool_use_id,
-    input: json(i.input),
-    options: json(i.options),
-    agent_id: i.agentId,
-    parent_tool_use_id: i.parentToolUseId,
-    status: i.status,
-    answer: jsonOrNull(i.answer),
-    resolution: i.resolution,
-    created_at: i.createdAt,
-    resolved_at: i.resolvedAt,
-  }),
-  fromRow: (r) => ({
-    session_id: text(r.session_id),
-    requestId: text(r.request_id),
-    turnId: text(r.turn_id),
-    kind: text(r.kind) as InteractionRecord['kind'],
-    toolName: text(r.tool_name),
-    tool_use_id: text(r.tool_use_id),
-    input: parse(r.input),
-    options: parse(r.options),
-    agentId: textOrNull(r.agent_id),
-    parentToolUseId: textOrNull(r.parent_tool_use_id),
-    status: text(r.status) as InteractionRecord['status'],
-    answer: parseOrNull(r.answer),
-    resolution: textOrNull(r.resolution) as InteractionRecord['resolution'],
-    createdAt: int(r.created_at),
-    resolvedAt: intOrNull(r.resolved_at),
-  }),
-};
+export const messageMapping = tableMapping<records.MessageRecord>('messages', ['session_id', 'id'], {
+  sessionId: fixed(text('session_id')),
+  id: fixed(text('id')),
+  turnId: fixed(text('turn_id')),
+  position: fixed(int('position')),
+  role: fixed(text('role')),
+  status: text('status'),
+  content: json('content'),
+  noticeKind: fixed(textOrNull('notice_kind')),
+  steer: fixed(bool('steer')),
+  clientMessageId: fixed(textOrNull('client_message_id')),
+  toolUseId: fixed(textOrNull('tool_use_id')),
+  sourceMessageId: fixed(textOrNull('source_message_id')),
+  createdAt: fixed(int('created_at')),
+  updatedAt: int('updated_at'),
+});
 
-export const taskMapping: TableMapping<TaskRecord> = {
-  table: 'tasks',
-  key: ['id'],
-  columns: ['id', 'session_id', 'title', 'status', 'description', 'sort_order', 'source', 'created_at', 'updated_at'],
-  updatable: ['title', 'status', 'description', 'sort_order', 'updated_at'],
-  toParams: (t) => ({
-    id: t.id,
-    session_id: t.session_id,
-    title: t.title,
-    status: t.status,
-    description: t.description,
-    sort_order: t.sort_order,
-    source: t.source,
-    created_at: t.created_at,
-    updated_at: t.updated_at,
-  }),
-  fromRow: (r) => ({
-    id: text(r.id),
-    session_id: text(r.session_id),
-    title: text(r.title),
-    status: text(r.status) as TaskRecord['status'],
-    description: textOrNull(r.description),
-    sort_order: int(r.sort_order),
-    source: text(r.source) as TaskRecord['source'],
-    created_at: int(r.created_at),
-    updated_at: int(r.updated_at),
-  }),
-};
+export const interactionMapping = tableMapping<records.InteractionRecord>(
+  'interactions',
+  ['session_id', 'request_id'],
+  {
+    session_id: fixed(text('session_id')),
+    requestId: fixed(text('request_id')),
+    turnId: fixed(text('turn_id')),
+    kind: fixed(text('kind')),
+    toolName: fixed(text('tool_name')),
+    tool_use_id: fixed(text('tool_use_id')),
+    input: fixed(json('input')),
+    options: fixed(json('options')),
+    agentId: fixed(textOrNull('agent_id')),
+    parentToolUseId: fixed(textOrNull('parent_tool_use_id')),
+    status: text('status'),
+    answer: jsonOrNull('answer'),
+    resolution: textOrNull('resolution'),
+    createdAt: fixed(int('created_at')),
+    resolvedAt: intOrNull('resolved_at'),
+  },
+);
 
-export const attachmentMapping: TableMapping<AttachmentRecord> = {
-  table: 'attachments',
-  key: ['id'],
-  columns: ['id', 'session_id', 'turn_id', 'media_type', 'bytes', 'created_at'],
-  updatable: [],
-  toParams: (a) => ({
-    id: a.id,
-    session_id: a.sessionId,
-    turn_id: a.turnId,
-    media_type: a.mediaType,
-    bytes: a.bytes,
-    created_at: a.createdAt,
-  }),
-  fromRow: (r) => ({
-    id: text(r.id),
-    sessionId: text(r.session_id),
-    turnId: textOrNull(r.turn_id),
-    mediaType: text(r.media_type) as AttachmentRecord['mediaType'],
-    bytes: r.bytes as Uint8Array,
-    createdAt: int(r.created_at),
-  }),
-};
+export const taskMapping = tableMapping<records.TaskRecord>('tasks', ['id'], {
+  id: fixed(text('id')),
+  session_id: fixed(text('session_id')),
+  title: text('title'),
+  status: text('status'),
+  description: textOrNull('description'),
+  sort_order: int('sort_order'),
+  source: fixed(text('source')),
+  created_at: fixed(int('created_at')),
+  updated_at: int('updated_at'),
+});
+
+export const attachmentMapping = tableMapping<records.AttachmentRecord>('attachments', ['id'], {
+  id: fixed(text('id')),
+  sessionId: fixed(text('session_id')),
+  turnId: fixed(textOrNull('turn_id')),
+  mediaType: fixed(text('media_type')),
+  bytes: fixed(bytes('bytes')),
+  createdAt: fixed(int('created_at')),
+});
 
 /** Stored events keep their whole payload (seq included) as JSON; the type has its own column. */
 export function sessionEventFromRow(row: Row): SessionEvent {

@@ -608,23 +608,15 @@ test('snapshot and projector-state reads see live turns, pending interactions an
       testTextMessage('s1', 't3', 3, 'd', { status: 'streaming' }),
     ],
     interactions: [
-      {
-        requestId: 'r1',
-        session_id: 's1',
+      testInteraction('s1', 'r1', {
         turnId: 't3',
         kind: 'question',
         toolName: 'AskUserQuestion',
         tool_use_id: 'q',
         input: {},
         options: [],
-        agentId: null,
-        parentToolUseId: null,
-        status: 'pending',
-        answer: null,
-        resolution: null,
         createdAt: 1,
-        resolvedAt: null,
-      },
+      }),
     ],
     sessionEvents: [statusEvent('s1')],
   });

@@ -1,5 +1,12 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
-import type { HostEvent, SdkTodo, SessionEvent, TaskStatus, TurnStatus } from '@outrigger/host-api';
+import {
+  type HostEvent,
+  type SdkTodo,
+  type SessionEvent,
+  type TaskStatus,
+  type TurnStatus,
+  terminalTurnStatuses,
+} from '@outrigger/host-api';
 import { rememberEventDataJson } from '../eventJson.ts';
 import type {
   ClientMessageHit,
@@ -32,7 +39,6 @@ import {
   hostEventFromRow,
   interactionMapping,
   messageMapping,
-  putValues,
   selectColumns,
   sessionEventFromRow,
   sessionMapping,
@@ -52,15 +58,14 @@ export interface SqliteHostStoreOptions {
   readonly beforeCommit?: (units: readonly WriteUnit[]) => void;
 }
 
-const terminalStatuses: readonly TurnStatus[] = ['completed', 'failed', 'canceled', 'interrupted'];
 const knownTaskStatuses: ReadonlySet<string> = new Set<TaskStatus>(['pending', 'in_progress', 'completed']);
 
 /** Seed 002's `mapStatus`: the three known statuses pass, anything else is `pending`. */
-export function mapSdkTaskStatus(status: string): TaskStatus {
+function mapSdkTaskStatus(status: string): TaskStatus {
   return knownTaskStatuses.has(status) ? (status as TaskStatus) : 'pending';
 }
 
-export function sdkTaskId(sessionId: string, index: number): string {
+function sdkTaskId(sessionId: string, index: number): string {
   return `sdk-${sessionId}-${index}`;
 }
 
@@ -204,15 +209,15 @@ export class SqliteHostStore implements HostStore {
 
   #putAll<R>(mapping: TableMapping<R>, records: readonly R[] | undefined): void {
     if (records === undefined || records.length === 0) return;
-    const statement = this.#statement(upsertSql(mapping as TableMapping<unknown>));
-    for (const record of records) statement.run(...putValues(mapping, record));
+    const statement = this.#statement(upsertSql(mapping));
+    for (const record of records) statement.run(...mapping.values(record));
   }
 
   /** Seed 002: replace-all of the session's SDK rows; the rows of an unchanged todo keep their timestamps. */
   #syncSdkTasks(sync: SdkTaskSync): { type: 'task_update'; data: { session_id: string } } {
     const previous = new Map(this.#tasksOf(sync.sessionId, 'sdk').map((task) => [task.id, task]));
     this.#statement("DELETE FROM tasks WHERE session_id = ? AND source = 'sdk'").run(sync.sessionId);
-    const insert = this.#statement(upsertSql(taskMapping as TableMapping<unknown>));
+    const insert = this.#statement(upsertSql(taskMapping));
     sync.todos.forEach((todo, index) => {
       const id = sdkTaskId(sync.sessionId, index);
       const row = {
@@ -232,7 +237,7 @@ export class SqliteHostStore implements HostStore {
         before.description === row.description &&
         before.sort_order === row.sort_order;
       insert.run(
-        ...putValues(taskMapping, {
+        ...taskMapping.values({
           ...row,
           created_at: before?.created_at ?? sync.now,
           updated_at: unchanged ? before.updated_at : sync.now,
@@ -425,9 +430,9 @@ export class SqliteHostStore implements HostStore {
     for (const turn of this.#turnsSync(sessionId, { statuses: ['queued', 'running'] })) ids.add(turn.id);
     for (const task of session.backgroundTasks) ids.add(task.turnId);
     const lastTerminal = this.#statement(
-      `SELECT id FROM turns WHERE session_id = ? AND status IN (${terminalStatuses.map(() => '?').join(', ')})
+      `SELECT id FROM turns WHERE session_id = ? AND status IN (${terminalTurnStatuses.map(() => '?').join(', ')})
        ORDER BY ordinal DESC LIMIT 1`,
-    ).get(sessionId, ...terminalStatuses);
+    ).get(sessionId, ...terminalTurnStatuses);
     if (lastTerminal !== undefined) ids.add(lastTerminal.id as string);
     const turns = ids.size === 0 ? [] : this.#turnsSync(sessionId, { ids: [...ids] });
     const turnIds = turns.map((turn) => turn.id);

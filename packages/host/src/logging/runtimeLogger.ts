@@ -1,7 +1,7 @@
 /**
- * What the runtime needs of a logger: pino's call shape (`logger.warn(fields, message)`), so the host's
- * pino logger can be passed as is. Fields are allow-listed ids, counts, codes and durations; never a
- * prompt, tool input, model output or secret.
+ * What the runtime (sessions, the sidecar supervisor) needs of a logger: pino's call shape
+ * (`logger.warn(fields, message)`); `pinoShaped` puts the host's log behind it. Fields are allow-listed
+ * ids, counts, codes and durations; never a prompt, tool input, model output or secret.
  */
 export interface RuntimeLogger {
   debug(fields: Record<string, unknown>, message: string): void;
@@ -9,13 +9,6 @@ export interface RuntimeLogger {
   warn(fields: Record<string, unknown>, message: string): void;
   error(fields: Record<string, unknown>, message: string): void;
 }
-
-export const silentLogger: RuntimeLogger = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};
 
 export interface LogRecord {
   readonly level: 'debug' | 'info' | 'warn' | 'error';
