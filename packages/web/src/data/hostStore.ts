@@ -7,10 +7,10 @@ import {
   isHostEventType,
   type SessionSummary,
 } from '@outrigger/host-api';
+import { messageOf } from './format.ts';
 import { emptyHostState, type HostViewState, hostReducer } from './hostState.ts';
 import { streamOpener } from './hostStreams.ts';
 import { lenientParse } from './lenientParse.ts';
-import { messageOf } from './sessionStore.ts';
 import {
   type ConnectionState,
   StreamConnection,

@@ -10,6 +10,7 @@ import {
   type TaskStatus,
   type ToolResultBlock,
 } from '@outrigger/host-api';
+import { messageOf } from './format.ts';
 import { streamOpener } from './hostStreams.ts';
 import { lenientParse } from './lenientParse.ts';
 import { type SessionAction, sessionReducer } from './sessionReducer.ts';
@@ -200,8 +201,4 @@ export function parseSessionEvent(frame: StreamFrame): SessionEvent | null {
   if (!isSessionEventType(frame.type)) return null;
   const data = lenientParse(sessionEventPayloadSchemas[frame.type], frame.data, frame.type);
   return data === null ? null : ({ type: frame.type, data } as SessionEvent);
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,5 +1,6 @@
 import { type PermissionMode, permissionModes, type SessionSummary } from '@outrigger/host-api';
 import { useEffect, useRef, useState } from 'react';
+import { messageOf } from '../data/format.ts';
 import { useServices } from './appContext.ts';
 import { useValue } from './hooks.ts';
 import { navigate, sessionHref } from './route.ts';
@@ -49,7 +50,7 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }) {
               },
               (e: unknown) => {
                 setBusy(false);
-                setError(e instanceof Error ? e.message : String(e));
+                setError(messageOf(e));
               },
             );
         }}

@@ -1,6 +1,7 @@
 import { type AnswerInteractionBody, type FileChange, HostApiError, type Interaction } from '@outrigger/host-api';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { fileChangeFromInput } from '../data/fileDiff.ts';
+import { messageOf } from '../data/format.ts';
 import {
   approvalAnswer,
   chosenAnswers,
@@ -75,7 +76,7 @@ function answerErrorText(error: unknown): string {
     return error.message;
   }
   if (error instanceof TypeError) return 'The host could not be reached. Your answer was not sent; try again.';
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
 
 function ApprovalForm({

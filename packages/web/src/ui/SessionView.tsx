@@ -8,7 +8,7 @@ import type { SessionViewState } from '../data/sessionState.ts';
 import { SessionStore } from '../data/sessionStore.ts';
 import { timeline } from '../data/timeline.ts';
 import { useServices } from './appContext.ts';
-import { Composer } from './Composer.tsx';
+import { ClosedComposer, Composer } from './Composer.tsx';
 import { DemoPrompts } from './DemoPrompts.tsx';
 import { useNow, useValue } from './hooks.ts';
 import { Icon } from './Icon.tsx';
@@ -146,7 +146,7 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
       </div>
     );
 
-  const status = displayStatus(session.status, screen.connection);
+  const status = displayStatus(session, screen.connection);
   const isDemo = hostScreen.info?.modelBackend === 'demo';
   const stall = runningTurn === undefined ? undefined : view.stalls[runningTurn.id];
   const sendPrompt = (prompt: string) => {
@@ -276,16 +276,19 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
             </div>
           }
         />
-        <Composer
-          key={sessionId}
-          sessionId={sessionId}
-          busyTurnId={session.runningTurnId}
-          queued={view.queuedPrompts}
-          closed={session.closed}
-          disconnected={connectionDown}
-          cancel={(turnId) => store.cancel(turnId)}
-          prefill={prefill}
-        />
+        {session.closed ? (
+          <ClosedComposer lastTurnId={items.findLast((item) => item.kind === 'footer')?.turn.id} fork={actions.fork} />
+        ) : (
+          <Composer
+            key={sessionId}
+            sessionId={sessionId}
+            busyTurnId={session.runningTurnId}
+            queued={view.queuedPrompts}
+            disconnected={connectionDown}
+            cancel={(turnId) => store.cancel(turnId)}
+            prefill={prefill}
+          />
+        )}
       </section>
       <aside className="side-panel" data-open={panelOpen} aria-label="Tasks and changes">
         <div className="panel-section panel-close">

@@ -7,7 +7,7 @@ import {
   type SessionDetail,
 } from '@outrigger/host-api';
 import { useState } from 'react';
-import { formatCost, formatTokens } from '../data/format.ts';
+import { formatCost, formatTokens, messageOf } from '../data/format.ts';
 import { permissionModeLabels } from './NewSessionDialog.tsx';
 
 /** Model, permission mode, plan mode and effort; usage, cost and the always-visible context meter. */
@@ -23,7 +23,7 @@ export function SettingsBar({
   const apply = (body: PatchSettingsBody) =>
     update(body).then(
       () => setError(null),
-      (e: unknown) => setError(e instanceof Error ? e.message : String(e)),
+      (e: unknown) => setError(messageOf(e)),
     );
   const modelOption = session.configOptions.find((option) => option.id === 'model' || option.category === 'model');
   const models = modelOption?.options ?? [];

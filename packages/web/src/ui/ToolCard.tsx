@@ -1,7 +1,7 @@
 import type { Interaction, ToolResultBlock } from '@outrigger/host-api';
 import { lazy, Suspense, useId, useMemo, useState } from 'react';
 import { diffStats, unifiedDiffOf } from '../data/fileDiff.ts';
-import { formatDuration, formatElapsed } from '../data/format.ts';
+import { formatDuration, formatElapsed, messageOf } from '../data/format.ts';
 import { resultOf, toolOf } from '../data/sessionReducer.ts';
 import type { ToolNode } from '../data/timeline.ts';
 import { toolKind, toolLabel, toolSummary } from '../data/toolSummary.ts';
@@ -231,7 +231,7 @@ function ToolResult({
               },
               (e: unknown) => {
                 setLoading(false);
-                setError(e instanceof Error ? e.message : String(e));
+                setError(messageOf(e));
               },
             );
           }}

@@ -314,6 +314,24 @@ describe('tools, tasks, fork', () => {
     assert.equal(await page.getByRole('table').count(), 0);
     await context.close();
   });
+
+  test('a closed session says Closed in the header and the list, and its composer offers a fork', async () => {
+    const { page, context } = await openSession('To close');
+    await send(page, 'think about it');
+    await page.locator('.outcome.completed').waitFor();
+    await page.getByRole('button', { name: 'Actions for To close' }).click();
+    await page.getByRole('menuitem', { name: 'Close session' }).click();
+    await page.locator('.topbar .status').filter({ hasText: 'Closed' }).waitFor();
+    assert.equal(await page.locator('.topbar .status').textContent(), 'Closed');
+    assert.equal(await page.locator('.session-item[data-current="true"] .status').textContent(), 'Closed');
+    await page.getByText('This session is closed').waitFor();
+    assert.equal(await composer(page).count(), 0);
+    await page.getByRole('button', { name: 'Fork from the last turn' }).click();
+    await page.getByRole('heading', { level: 1, name: 'To close (fork)' }).waitFor();
+    await composer(page).waitFor();
+    assert.equal(await page.locator('.topbar .status').textContent(), 'Idle');
+    await context.close();
+  });
 });
 
 describe('layout and accessibility', () => {

@@ -1,0 +1,48 @@
+import { useState } from 'react';
+import { messageOf } from '../data/format.ts';
+import { Icon } from './Icon.tsx';
+
+/** Starts a new session from a finished turn; says why when the host refuses. */
+export function ForkButton({
+  turnId,
+  fork,
+  label = 'Fork from here',
+  className = 'btn btn-ghost btn-small',
+}: {
+  turnId: string;
+  fork: (turnId: string) => Promise<void>;
+  label?: string;
+  className?: string;
+}) {
+  const [forking, setForking] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <>
+      {error !== null && (
+        <span className="composer-error" role="alert">
+          Could not fork: {error}
+        </span>
+      )}
+      <button
+        type="button"
+        className={className}
+        disabled={forking}
+        onClick={() => {
+          setForking(true);
+          setError(null);
+          fork(turnId).then(
+            () => setForking(false),
+            (e: unknown) => {
+              setForking(false);
+              setError(messageOf(e));
+            },
+          );
+        }}
+        // The visible words are the name (voice control says what it sees); the title says what it does.
+        title="Start a new session from this turn"
+      >
+        <Icon name="fork" /> {forking ? 'Forking…' : label}
+      </button>
+    </>
+  );
+}
