@@ -10,6 +10,7 @@ import { useRoute } from './route.ts';
 import { SessionSwitcher } from './SessionSwitcher.tsx';
 import { SessionView } from './SessionView.tsx';
 import { Sidebar } from './Sidebar.tsx';
+import { Topbar } from './Topbar.tsx';
 import { useTheme } from './theme.ts';
 
 export function App() {
@@ -77,25 +78,19 @@ export function App() {
 }
 
 function Home({ onOpenSidebar }: { onOpenSidebar: () => void }) {
+  const { host } = useServices();
+  const screen = useValue(host.screen);
   const [creating, setCreating] = useState(false);
+  const firstRun = screen.view.loaded && Object.keys(screen.view.sessions).length === 0;
   return (
     <section className="conversation" aria-label="Welcome">
-      <header className="topbar">
-        <button
-          type="button"
-          className="icon-btn menu-toggle"
-          aria-label="Open the session list"
-          onClick={onOpenSidebar}
-        >
-          <Icon name="menu" />
-        </button>
-        <div className="topbar-title">
-          <h1>Outrigger</h1>
-        </div>
-      </header>
+      <Topbar heading="Outrigger" onOpenSidebar={onOpenSidebar} />
       <div className="empty">
-        <h2>Pick a session, or start a new one</h2>
+        <h2>{firstRun ? 'Start your first session' : 'Pick a session, or start a new one'}</h2>
         <p>Each session is a Claude Code agent working in a directory. You can run several at once.</p>
+        {firstRun && screen.info?.modelBackend === 'demo' && (
+          <p>No API key was found, so an offline demo model answers: it shows each feature without calling Claude.</p>
+        )}
         {/* The first thing a first run needs, where it looks (on a phone the sidebar is folded away). */}
         <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
           <Icon name="plus" /> Start a session

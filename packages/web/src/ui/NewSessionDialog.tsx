@@ -1,17 +1,10 @@
-import { type PermissionMode, permissionModes, type SessionSummary } from '@outrigger/host-api';
+import type { PermissionMode, SessionSummary } from '@outrigger/host-api';
 import { useEffect, useRef, useState } from 'react';
 import { messageOf } from '../data/format.ts';
 import { useServices } from './appContext.ts';
 import { useValue } from './hooks.ts';
+import { PermissionModeOptions } from './PermissionModeOptions.tsx';
 import { navigate, sessionHref } from './route.ts';
-
-export const permissionModeLabels: Readonly<Record<PermissionMode, string>> = {
-  default: 'Ask before tools run',
-  acceptEdits: 'Accept file edits',
-  plan: 'Plan first',
-  auto: 'Auto',
-  bypassPermissions: 'Never ask (bypass)',
-};
 
 /** Create a session: where it runs, which model, how it asks; then open it. */
 export function NewSessionDialog({ onClose }: { onClose: () => void }) {
@@ -77,11 +70,7 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }) {
         <label className="field">
           Permissions
           <select className="select" name="permissionMode" defaultValue="default">
-            {permissionModes.map((mode) => (
-              <option key={mode} value={mode}>
-                {permissionModeLabels[mode]}
-              </option>
-            ))}
+            <PermissionModeOptions />
           </select>
         </label>
         <label className="field">

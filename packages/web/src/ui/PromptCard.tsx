@@ -132,7 +132,8 @@ function ApprovalForm({
             ref={reason}
             className="input"
             style={{ flex: 1, minWidth: 180 }}
-            placeholder="Why not? (optional, Claude sees this)"
+            placeholder="Why not? (optional)"
+            title="Claude reads this reason"
             aria-label="Reason for denying"
             maxLength={10_000}
             onKeyDown={(event) => {

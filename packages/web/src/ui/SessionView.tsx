@@ -16,6 +16,7 @@ import { navigate, sessionHref } from './route.ts';
 import { SettingsBar } from './SettingsBar.tsx';
 import { StatusBadge } from './StatusBadge.tsx';
 import { BackgroundWork, FilesChanged, TaskPanel } from './TaskPanel.tsx';
+import { Topbar } from './Topbar.tsx';
 import { Transcript } from './Transcript.tsx';
 import type { TranscriptActions } from './TranscriptItem.tsx';
 
@@ -157,21 +158,15 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
   return (
     <div className="session-layout">
       <section className="conversation" aria-label={`Session ${session.title}`}>
-        <header className="topbar">
-          <button
-            type="button"
-            className="icon-btn menu-toggle"
-            aria-label="Open the session list"
-            onClick={onOpenSidebar}
-          >
-            <Icon name="menu" />
-          </button>
-          <div className="topbar-title">
-            <h1>{session.title}</h1>
+        <Topbar
+          heading={session.title}
+          subtitle={
             <span className="cwd" title={session.cwd}>
               {session.cwd}
             </span>
-          </div>
+          }
+          onOpenSidebar={onOpenSidebar}
+        >
           <StatusBadge
             status={status}
             title={
@@ -193,7 +188,7 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
           >
             <Icon name="panel" />
           </button>
-        </header>
+        </Topbar>
         <SettingsBar session={session} update={(body) => store.updateSettings(body)} />
         {connectionDown && (
           <div className="banner warn" role="status">

@@ -3,12 +3,11 @@ import {
   effortLevels,
   type PatchSettingsBody,
   type PermissionMode,
-  permissionModes,
   type SessionDetail,
 } from '@outrigger/host-api';
 import { useState } from 'react';
 import { formatCost, formatTokens, messageOf } from '../data/format.ts';
-import { permissionModeLabels } from './NewSessionDialog.tsx';
+import { PermissionModeOptions } from './PermissionModeOptions.tsx';
 
 /** Model, permission mode, plan mode and effort; usage, cost and the always-visible context meter. */
 export function SettingsBar({
@@ -76,11 +75,7 @@ export function SettingsBar({
             disabled={disabled}
             onChange={(event) => void apply({ permissionMode: event.currentTarget.value as PermissionMode })}
           >
-            {permissionModes.map((mode) => (
-              <option key={mode} value={mode}>
-                {permissionModeLabels[mode]}
-              </option>
-            ))}
+            <PermissionModeOptions />
           </select>
         </label>
         <label>

@@ -81,7 +81,9 @@ export function Sidebar({
             connection={screen.connection}
           />
         ))}
-        {screen.view.loaded && sessions.length === 0 && <li className="muted small">No sessions yet.</li>}
+        {screen.view.loaded && sessions.length === 0 && (
+          <li className="muted small session-list-empty">No sessions yet.</li>
+        )}
       </ul>
       <div className="sidebar-foot">
         {screen.connection === 'live' ? (
