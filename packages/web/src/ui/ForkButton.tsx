@@ -1,5 +1,4 @@
-import { useState } from 'react';
-import { messageOf } from '../data/format.ts';
+import { useAction } from './hooks.ts';
 import { Icon } from './Icon.tsx';
 
 /** Starts a new session from a finished turn; says why when the host refuses. */
@@ -14,8 +13,7 @@ export function ForkButton({
   label?: string;
   className?: string;
 }) {
-  const [forking, setForking] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy: forking, error, run } = useAction();
   return (
     <>
       {error !== null && (
@@ -27,17 +25,7 @@ export function ForkButton({
         type="button"
         className={className}
         disabled={forking}
-        onClick={() => {
-          setForking(true);
-          setError(null);
-          fork(turnId).then(
-            () => setForking(false),
-            (e: unknown) => {
-              setForking(false);
-              setError(messageOf(e));
-            },
-          );
-        }}
+        onClick={() => run(() => fork(turnId))}
         // The visible words are the name (voice control says what it sees); the title says what it does.
         title="Start a new session from this turn"
       >

@@ -1,8 +1,7 @@
-import type { PermissionMode, SessionSummary } from '@outrigger/host-api';
-import { useEffect, useRef, useState } from 'react';
-import { messageOf } from '../data/format.ts';
+import type { PermissionMode } from '@outrigger/host-api';
+import { useEffect, useRef } from 'react';
 import { useServices } from './appContext.ts';
-import { useValue } from './hooks.ts';
+import { useAction, useValue } from './hooks.ts';
 import { PermissionModeOptions } from './PermissionModeOptions.tsx';
 import { navigate, sessionHref } from './route.ts';
 
@@ -11,8 +10,7 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }) {
   const { host } = useServices();
   const { info } = useValue(host.screen);
   const dialog = useRef<HTMLDialogElement>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   useEffect(() => {
     const element = dialog.current;
@@ -27,25 +25,16 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }) {
           event.preventDefault();
           const data = new FormData(event.currentTarget);
           const text = (name: string) => String(data.get(name) ?? '').trim();
-          setBusy(true);
-          setError(null);
-          host
-            .createSession({
+          run(async () => {
+            const session = await host.createSession({
               cwd: text('cwd') || (info?.defaultCwd ?? ''),
               ...(text('model') !== '' && text('model') !== 'default' ? { model: text('model') } : {}),
               permissionMode: text('permissionMode') as PermissionMode,
               ...(text('title') !== '' ? { title: text('title') } : {}),
-            })
-            .then(
-              (session: SessionSummary) => {
-                onClose();
-                navigate(sessionHref(session.id));
-              },
-              (e: unknown) => {
-                setBusy(false);
-                setError(messageOf(e));
-              },
-            );
+            });
+            onClose();
+            navigate(sessionHref(session.id));
+          });
         }}
       >
         <h2 id="new-session-title">New session</h2>

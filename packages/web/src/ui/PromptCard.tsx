@@ -13,6 +13,7 @@ import {
   questionsOf,
 } from '../data/questionForm.ts';
 import { toolLabel } from '../data/toolSummary.ts';
+import { useAction } from './hooks.ts';
 import { Icon } from './Icon.tsx';
 import { Markdown } from './Markdown.tsx';
 
@@ -31,19 +32,8 @@ export function PromptCard({
   /** The change an Edit/Write asks to make: shown as a diff, the raw input one click away. */
   fileChange?: FileChange | null;
 }) {
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = (body: AnswerInteractionBody) => {
-    setBusy(true);
-    setError(null);
-    answer(body).then(
-      () => setBusy(false),
-      (e: unknown) => {
-        setBusy(false);
-        setError(answerErrorText(e));
-      },
-    );
-  };
+  const { busy, error, run } = useAction(answerErrorText);
+  const submit = (body: AnswerInteractionBody) => run(() => answer(body));
   const who = interaction.agentId === null ? 'Claude' : `Subagent ${interaction.agentId}`;
   return (
     <section className="prompt" aria-label={`${who} needs you: ${toolLabel(interaction.toolName)}`}>
