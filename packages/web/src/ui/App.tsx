@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useServices } from './appContext.ts';
 import { useAttention } from './attention.ts';
+import { Banner } from './Banner.tsx';
 import { ErrorBoundary } from './ErrorBoundary.tsx';
 import { useValue } from './hooks.ts';
 import { Icon } from './Icon.tsx';
@@ -45,22 +46,21 @@ export function App() {
       <div className="backdrop" data-open={sidebarOpen} onClick={() => setSidebarOpen(false)} aria-hidden="true" />
       <main className="main" id="main">
         {screen.connection === 'unauthorized' && (
-          <div className="banner" role="alert">
-            <Icon name="alert" />
-            <span className="grow">
-              This browser is not signed in to the host. Open the link with <code>?token=…</code> that the host printed
-              when it started.
-            </span>
-          </div>
+          <Banner>
+            This browser is not signed in to the host. Open the link with <code>?token=…</code> that the host printed
+            when it started.
+          </Banner>
         )}
         {screen.loadError !== null && screen.connection !== 'unauthorized' && (
-          <div className="banner" role="alert">
-            <Icon name="alert" />
-            <span className="grow">The host did not answer: {screen.loadError}. Is it running?</span>
-            <button type="button" className="btn btn-small" onClick={() => window.location.reload()}>
-              Retry
-            </button>
-          </div>
+          <Banner
+            action={
+              <button type="button" className="btn btn-small" onClick={() => window.location.reload()}>
+                Retry
+              </button>
+            }
+          >
+            The host did not answer: {screen.loadError}. Is it running?
+          </Banner>
         )}
         <ErrorBoundary resetKey={route.page === 'session' ? route.sessionId : route.page}>
           {route.page === 'session' ? (

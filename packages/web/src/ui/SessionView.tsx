@@ -8,6 +8,7 @@ import type { SessionViewState } from '../data/sessionState.ts';
 import { SessionStore } from '../data/sessionStore.ts';
 import { timeline } from '../data/timeline.ts';
 import { useServices } from './appContext.ts';
+import { Banner } from './Banner.tsx';
 import { ClosedComposer, Composer } from './Composer.tsx';
 import { DemoPrompts } from './DemoPrompts.tsx';
 import { useNow, useValue } from './hooks.ts';
@@ -191,39 +192,47 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
         </Topbar>
         <SettingsBar session={session} update={(body) => store.updateSettings(body)} />
         {connectionDown && (
-          <div className="banner warn" role="status">
-            <Icon name="alert" />
-            <span className="grow">
-              {screen.connection === 'unauthorized'
-                ? 'The host no longer accepts this browser. Open the link with the token that `npm start` printed.'
-                : 'Disconnected from the host: no heartbeat for 45 s. Reconnecting; nothing is lost, missed events are replayed.'}
-            </span>
-            <button type="button" className="btn btn-small" onClick={() => store.reconnectNow()}>
-              Reconnect now
-            </button>
-          </div>
+          <Banner
+            tone="warn"
+            action={
+              screen.connection === 'disconnected' && (
+                <button type="button" className="btn btn-small" onClick={() => store.reconnectNow()}>
+                  Reconnect now
+                </button>
+              )
+            }
+          >
+            {screen.connection === 'unauthorized' ? (
+              <>
+                The host no longer accepts this browser. Open the link with <code>?token=…</code> that the host printed
+                when it started.
+              </>
+            ) : (
+              'Disconnected from the host. Reconnecting; nothing is lost: what happened meanwhile is replayed.'
+            )}
+          </Banner>
         )}
         {session.status === 'failed' && session.lastError !== null && (
-          <div className="banner" role="alert">
-            <Icon name="alert" />
-            <span className="grow">
-              <strong>The last turn failed:</strong> {session.lastError.message}
-            </span>
-          </div>
+          <Banner>
+            <strong>The last turn failed:</strong> {session.lastError.message}
+          </Banner>
         )}
         {view.notices.map((notice) => (
-          <div key={notice.seq} className="banner" role="alert">
-            <Icon name="alert" />
-            <span className="grow">{notice.message}</span>
-            <button
-              type="button"
-              className="icon-btn"
-              aria-label="Dismiss"
-              onClick={() => store.dispatch({ type: 'noticeDismissed', seq: notice.seq })}
-            >
-              <Icon name="close" />
-            </button>
-          </div>
+          <Banner
+            key={notice.seq}
+            action={
+              <button
+                type="button"
+                className="icon-btn"
+                aria-label="Dismiss"
+                onClick={() => store.dispatch({ type: 'noticeDismissed', seq: notice.seq })}
+              >
+                <Icon name="close" />
+              </button>
+            }
+          >
+            {notice.message}
+          </Banner>
         ))}
         <Transcript
           items={items}
