@@ -87,10 +87,12 @@ function Home({ onOpenSidebar }: { onOpenSidebar: () => void }) {
       <Topbar heading="Outrigger" onOpenSidebar={onOpenSidebar} />
       <div className="empty">
         <h2>{firstRun ? 'Start your first session' : 'Pick a session, or start a new one'}</h2>
-        <p>Each session is a Claude Code agent working in a directory. You can run several at once.</p>
-        {firstRun && screen.info?.modelBackend === 'demo' && (
-          <p>No API key was found, so an offline demo model answers: it shows each feature without calling Claude.</p>
-        )}
+        <p>
+          Each session is a Claude Code agent working in a directory. You can run several at once.
+          {firstRun && screen.info?.modelBackend === 'demo' && (
+            <> No API key was found, so an offline demo model answers: it shows each feature without calling Claude.</>
+          )}
+        </p>
         {/* The first thing a first run needs, where it looks (on a phone the sidebar is folded away). */}
         <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
           <Icon name="plus" /> Start a session
