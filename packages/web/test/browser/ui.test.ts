@@ -332,6 +332,24 @@ describe('tools, tasks, fork', () => {
     assert.equal(await page.locator('.topbar .status').textContent(), 'Idle');
     await context.close();
   });
+
+  test('a fork the host refuses says why beside its button, and the button works again', async () => {
+    const { page, context } = await openSession('Refused fork');
+    await send(page, 'think about it');
+    await page.locator('.outcome.completed').waitFor();
+    await page.route('**/fork', (route) =>
+      route.fulfill({
+        status: 409,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 'conflict', message: 'nothing to fork at' } }),
+      }),
+    );
+    await page.getByRole('button', { name: 'Fork from here' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Could not fork: nothing to fork at' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Fork from here' }).isEnabled(), true);
+    await page.getByRole('heading', { level: 1, name: 'Refused fork', exact: true }).waitFor();
+    await context.close();
+  });
 });
 
 describe('layout and accessibility', () => {
