@@ -5,7 +5,7 @@ import {
   type PermissionMode,
   type SessionDetail,
 } from '@outrigger/host-api';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { formatCost, formatTokens, messageOf } from '../data/format.ts';
 import { PermissionModeOptions } from './PermissionModeOptions.tsx';
 
@@ -19,14 +19,24 @@ export function SettingsBar({
 }) {
   const [error, setError] = useState<string | null>(null);
   const [expanded, setExpanded] = useState(false);
-  const apply = (body: PatchSettingsBody) =>
+  // What the person just chose, shown until the host's settings event says what holds (a control that
+  // snapped back until the round trip ended would look like it ignored the click).
+  const [chosen, setChosen] = useState<PatchSettingsBody>({});
+  // biome-ignore lint/correctness/useExhaustiveDependencies: any settings the host reports replace the choice
+  useEffect(() => setChosen({}), [session.settings]);
+  const apply = (body: PatchSettingsBody) => {
+    setChosen((current) => ({ ...current, ...body }));
     update(body).then(
       () => setError(null),
-      (e: unknown) => setError(messageOf(e)),
+      (e: unknown) => {
+        setChosen({});
+        setError(messageOf(e));
+      },
     );
+  };
   const modelOption = session.configOptions.find((option) => option.id === 'model' || option.category === 'model');
   const models = modelOption?.options ?? [];
-  const settings = session.settings;
+  const settings = { ...session.settings, ...chosen };
   const disabled = session.closed;
   return (
     <fieldset className="settings-bar" data-expanded={expanded}>

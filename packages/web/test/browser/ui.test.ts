@@ -216,6 +216,36 @@ describe('prompts', () => {
     await second.context.close();
     await context.close();
   });
+
+  test('a settings change shows at once, before the host confirms it; a refused one snaps back and says why', async () => {
+    const { page, context } = await openSession('Settings');
+    const planMode = page.getByRole('checkbox', { name: 'Plan mode' });
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/settings', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await planMode.click();
+    assert.equal(await planMode.isChecked(), true, 'the box is ticked while the host has not answered');
+    release();
+    await page.waitForResponse('**/settings');
+    assert.equal(await planMode.isChecked(), true);
+    await page.unroute('**/settings');
+    await page.route('**/settings', (route) =>
+      route.fulfill({
+        status: 409,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 'session_closed', message: 'the session is closed' } }),
+      }),
+    );
+    await planMode.click();
+    await page.getByRole('alert').filter({ hasText: 'the session is closed' }).waitFor();
+    assert.equal(await planMode.isChecked(), true, 'a refused change shows what still holds');
+    await context.close();
+  });
 });
 
 describe('tools, tasks, fork', () => {
