@@ -38,3 +38,8 @@ export function baseName(path: string): string {
   const index = Math.max(trimmed.lastIndexOf('/'), trimmed.lastIndexOf('\\'));
   return index === -1 ? trimmed : trimmed.slice(index + 1) || trimmed;
 }
+
+/** What went wrong, in words, whatever was thrown. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -4,15 +4,15 @@ import {
   type HostEvent,
   type HostInfo,
   hostEventPayloadSchemas,
-  isHostEventType,
   type SessionSummary,
 } from '@outrigger/host-api';
+import { messageOf } from './format.ts';
 import { emptyHostState, type HostViewState, hostReducer } from './hostState.ts';
 import { streamOpener } from './hostStreams.ts';
-import { lenientParse } from './lenientParse.ts';
-import { messageOf } from './sessionStore.ts';
+import { eventOfFrame } from './lenientParse.ts';
 import {
   type ConnectionState,
+  connectionAfterLoadError,
   StreamConnection,
   type StreamConnectionOptions,
   type StreamFrame,
@@ -156,7 +156,7 @@ export class HostStore {
       this.screen.update((screen) => ({
         ...screen,
         loadError: messageOf(error),
-        connection: isUnauthorized(error) ? 'unauthorized' : 'disconnected',
+        connection: connectionAfterLoadError(error),
       }));
       return false;
     }
@@ -236,14 +236,7 @@ export class HostStore {
 
   #onFrame(frame: StreamFrame): void {
     if (frame.seq > this.#seq) this.#seq = frame.seq;
-    if (!isHostEventType(frame.type)) return;
-    const data = lenientParse(hostEventPayloadSchemas[frame.type], frame.data, `host ${frame.type}`);
-    if (data === null) return;
-    const event = { type: frame.type, data } as HostEvent;
-    this.#dispatchView((view) => hostReducer(view, { type: 'event', event }));
+    const event = eventOfFrame(hostEventPayloadSchemas, frame, 'host') as HostEvent | null;
+    if (event !== null) this.#dispatchView((view) => hostReducer(view, { type: 'event', event }));
   }
-}
-
-function isUnauthorized(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { status?: unknown }).status === 401;
 }

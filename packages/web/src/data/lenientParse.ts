@@ -19,3 +19,18 @@ export function lenientParse<S extends z.ZodType>(schema: S, data: unknown, labe
   }
   return data as z.output<S>;
 }
+
+/**
+ * A stream frame as a typed event of one stream's `schemas` (keyed by event type), or null for a type
+ * this UI does not know or a payload that is not an object.
+ */
+export function eventOfFrame(
+  schemas: Readonly<Record<string, z.ZodType>>,
+  frame: { readonly type: string; readonly data: unknown },
+  stream: string,
+): { type: string; data: unknown } | null {
+  const schema = Object.hasOwn(schemas, frame.type) ? schemas[frame.type] : undefined;
+  if (schema === undefined) return null;
+  const data = lenientParse(schema, frame.data, `${stream} ${frame.type}`);
+  return data === null ? null : { type: frame.type, data };
+}

@@ -1,5 +1,6 @@
 import { HostApiError, type PostTurnBody, type PostTurnResponse } from '@outrigger/host-api';
 import type { DraftStorage } from './drafts.ts';
+import { messageOf } from './format.ts';
 import { defaultBackoffMs, type Timers } from './streamConnection.ts';
 import { ValueStore } from './valueStore.ts';
 
@@ -137,5 +138,5 @@ export function isRetryable(error: unknown): boolean {
 export function describeSendError(error: unknown): string {
   if (error instanceof HostApiError) return error.message;
   if (error instanceof TypeError) return 'The host could not be reached; retrying.';
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }

@@ -108,3 +108,12 @@ test('a hidden tab lets go of its stream and catches up from its last seq when s
     await running;
   }
 });
+
+test('a session the host refuses to load for this browser (401) says unauthorized, not disconnected', async () => {
+  const fetch = async (): Promise<Response> =>
+    Response.json({ error: { code: 'unauthorized', message: 'a wrong token' } }, { status: 401 });
+  const store = new SessionStore(new HostClient({ fetch: fetch as typeof globalThis.fetch }), 's1');
+  await store.start();
+  assert.equal(store.screen.get().connection, 'unauthorized');
+  assert.notEqual(store.screen.get().loadError, null);
+});

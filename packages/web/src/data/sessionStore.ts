@@ -2,7 +2,6 @@ import {
   type AnswerInteractionBody,
   type HostClient,
   type Interaction,
-  isSessionEventType,
   type PatchSettingsBody,
   type PatchTaskBody,
   type SessionEvent,
@@ -10,12 +9,14 @@ import {
   type TaskStatus,
   type ToolResultBlock,
 } from '@outrigger/host-api';
+import { messageOf } from './format.ts';
 import { streamOpener } from './hostStreams.ts';
-import { lenientParse } from './lenientParse.ts';
+import { eventOfFrame } from './lenientParse.ts';
 import { type SessionAction, sessionReducer } from './sessionReducer.ts';
 import { emptySessionState, type SessionViewState } from './sessionState.ts';
 import {
   type ConnectionState,
+  connectionAfterLoadError,
   StreamConnection,
   type StreamConnectionOptions,
   type StreamFrame,
@@ -78,7 +79,11 @@ export class SessionStore {
       this.#loaded = true;
     } catch (error) {
       if (generation === this.#generation)
-        this.screen.update((screen) => ({ ...screen, loadError: messageOf(error), connection: 'disconnected' }));
+        this.screen.update((screen) => ({
+          ...screen,
+          loadError: messageOf(error),
+          connection: connectionAfterLoadError(error),
+        }));
       return;
     }
     await this.#follow();
@@ -197,11 +202,5 @@ export class SessionStore {
 
 /** A frame as a typed event, or null for a type this UI does not know or a payload that is not an object. */
 export function parseSessionEvent(frame: StreamFrame): SessionEvent | null {
-  if (!isSessionEventType(frame.type)) return null;
-  const data = lenientParse(sessionEventPayloadSchemas[frame.type], frame.data, frame.type);
-  return data === null ? null : ({ type: frame.type, data } as SessionEvent);
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return eventOfFrame(sessionEventPayloadSchemas, frame, 'session') as SessionEvent | null;
 }

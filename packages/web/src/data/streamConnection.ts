@@ -156,3 +156,8 @@ export class StreamConnection {
     this.#options.onState?.(state, error);
   }
 }
+
+/** What a failed first load says about the connection: the host refused this browser, or it is not reachable. */
+export function connectionAfterLoadError(error: unknown): ConnectionState {
+  return error instanceof HostApiError && error.status === 401 ? 'unauthorized' : 'disconnected';
+}

@@ -16,7 +16,19 @@ test('each kind of call gets its icon kind and a one-line summary of its input',
   assert.equal(toolSummary(t('Bash', { command: 'npm   test\n  --watch' })), 'npm test --watch');
   assert.equal(toolSummary(t('Edit', { file_path: '/src/app.ts', old_string: 'a' })), '/src/app.ts');
   assert.equal(toolSummary(t('Grep', { pattern: 'TODO', path: 'src' })), 'TODO  in src');
-  assert.equal(toolSummary(t('TodoWrite', { todos: [{}, {}, {}] })), '3 steps');
+  assert.equal(toolSummary(t('TodoWrite', { todos: [{}, {}, {}] })), '0/3 done');
+  assert.equal(
+    toolSummary(
+      t('TodoWrite', {
+        todos: [
+          { status: 'completed', activeForm: 'Reading' },
+          { status: 'in_progress', activeForm: 'Summarising the architecture' },
+          { status: 'pending' },
+        ],
+      }),
+    ),
+    '1/3 done · Summarising the architecture',
+  );
   assert.equal(toolSummary(t('AskUserQuestion', { questions: [{ question: 'Which DB?' }] })), 'Which DB?');
   assert.equal(toolSummary(t('WebSearch', { query: 'zod v4' })), 'zod v4');
   assert.equal(toolSummary(t('Bash', { command: 'x'.repeat(500) })).length, 200);

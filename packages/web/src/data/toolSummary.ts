@@ -77,8 +77,11 @@ export function toolSummary(tool: Pick<ToolUseBlock, 'name' | 'callType' | 'inpu
       return where === undefined ? pattern : `${pattern}  in ${where}`;
     }
     case 'TodoWrite': {
-      const todos = Array.isArray(input.todos) ? input.todos.length : 0;
-      return `${todos} ${todos === 1 ? 'step' : 'steps'}`;
+      // Each call rewrites the whole plan: what tells two calls apart is how far along it is.
+      const todos = Array.isArray(input.todos) ? (input.todos as Record<string, unknown>[]) : [];
+      const done = todos.filter((todo) => todo?.status === 'completed').length;
+      const current = str(todos.find((todo) => todo?.status === 'in_progress')?.activeForm);
+      return `${done}/${todos.length} done${current === undefined ? '' : ` · ${oneLine(current)}`}`;
     }
     case 'AskUserQuestion': {
       const questions = Array.isArray(input.questions) ? (input.questions as Record<string, unknown>[]) : [];

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useServices } from './appContext.ts';
 import { useAttention } from './attention.ts';
+import { Banner } from './Banner.tsx';
 import { ErrorBoundary } from './ErrorBoundary.tsx';
 import { useValue } from './hooks.ts';
 import { Icon } from './Icon.tsx';
@@ -10,6 +11,7 @@ import { useRoute } from './route.ts';
 import { SessionSwitcher } from './SessionSwitcher.tsx';
 import { SessionView } from './SessionView.tsx';
 import { Sidebar } from './Sidebar.tsx';
+import { Topbar } from './Topbar.tsx';
 import { useTheme } from './theme.ts';
 
 export function App() {
@@ -44,22 +46,21 @@ export function App() {
       <div className="backdrop" data-open={sidebarOpen} onClick={() => setSidebarOpen(false)} aria-hidden="true" />
       <main className="main" id="main">
         {screen.connection === 'unauthorized' && (
-          <div className="banner" role="alert">
-            <Icon name="alert" />
-            <span className="grow">
-              This browser is not signed in to the host. Open the link with <code>?token=…</code> that the host printed
-              when it started.
-            </span>
-          </div>
+          <Banner>
+            This browser is not signed in to the host. Open the link with <code>?token=…</code> that the host printed
+            when it started.
+          </Banner>
         )}
         {screen.loadError !== null && screen.connection !== 'unauthorized' && (
-          <div className="banner" role="alert">
-            <Icon name="alert" />
-            <span className="grow">The host did not answer: {screen.loadError}. Is it running?</span>
-            <button type="button" className="btn btn-small" onClick={() => window.location.reload()}>
-              Retry
-            </button>
-          </div>
+          <Banner
+            action={
+              <button type="button" className="btn btn-small" onClick={() => window.location.reload()}>
+                Retry
+              </button>
+            }
+          >
+            The host did not answer: {screen.loadError}. Is it running?
+          </Banner>
         )}
         <ErrorBoundary resetKey={route.page === 'session' ? route.sessionId : route.page}>
           {route.page === 'session' ? (
@@ -77,25 +78,21 @@ export function App() {
 }
 
 function Home({ onOpenSidebar }: { onOpenSidebar: () => void }) {
+  const { host } = useServices();
+  const screen = useValue(host.screen);
   const [creating, setCreating] = useState(false);
+  const firstRun = screen.view.loaded && Object.keys(screen.view.sessions).length === 0;
   return (
     <section className="conversation" aria-label="Welcome">
-      <header className="topbar">
-        <button
-          type="button"
-          className="icon-btn menu-toggle"
-          aria-label="Open the session list"
-          onClick={onOpenSidebar}
-        >
-          <Icon name="menu" />
-        </button>
-        <div className="topbar-title">
-          <h1>Outrigger</h1>
-        </div>
-      </header>
+      <Topbar heading="Outrigger" onOpenSidebar={onOpenSidebar} />
       <div className="empty">
-        <h2>Pick a session, or start a new one</h2>
-        <p>Each session is a Claude Code agent working in a directory. You can run several at once.</p>
+        <h2>{firstRun ? 'Start your first session' : 'Pick a session, or start a new one'}</h2>
+        <p>
+          Each session is a Claude Code agent working in a directory. You can run several at once.
+          {firstRun && screen.info?.modelBackend === 'demo' && (
+            <> No API key was found, so an offline demo model answers: it shows each feature without calling Claude.</>
+          )}
+        </p>
         {/* The first thing a first run needs, where it looks (on a phone the sidebar is folded away). */}
         <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
           <Icon name="plus" /> Start a session

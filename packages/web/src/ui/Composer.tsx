@@ -1,7 +1,9 @@
 import { type CancelTurnResponse, HostApiError, type PostTurnBody, type QueuedPrompt } from '@outrigger/host-api';
 import { useEffect, useRef, useState } from 'react';
 import { attachmentProblem, type ImageAttachment, readAttachment } from '../data/attachments.ts';
+import { messageOf } from '../data/format.ts';
 import { useServices } from './appContext.ts';
+import { ForkButton } from './ForkButton.tsx';
 import { Icon } from './Icon.tsx';
 
 /**
@@ -13,7 +15,6 @@ export function Composer({
   sessionId,
   busyTurnId,
   queued,
-  closed,
   disconnected,
   cancel,
   prefill,
@@ -21,7 +22,6 @@ export function Composer({
   sessionId: string;
   busyTurnId: string | null;
   queued: readonly QueuedPrompt[];
-  closed: boolean;
   disconnected: boolean;
   cancel: (turnId: string) => Promise<CancelTurnResponse>;
   prefill: { text: string; nonce: number } | null;
@@ -92,7 +92,7 @@ export function Composer({
       },
       (error: unknown) => {
         setStopping(false);
-        setStopOutcome(`Could not stop: ${error instanceof Error ? error.message : String(error)}`);
+        setStopOutcome(`Could not stop: ${messageOf(error)}`);
       },
     );
   };
@@ -120,13 +120,6 @@ export function Composer({
     if (added.length > 0) setImages((current) => [...current, ...added]);
   };
 
-  if (closed)
-    return (
-      <div className="composer-wrap">
-        <div className="composer muted small">This session is closed. Fork it from any turn to continue.</div>
-      </div>
-    );
-
   return (
     <div className="composer-wrap">
       <div className="composer">
@@ -143,9 +136,7 @@ export function Composer({
                   className="icon-btn"
                   aria-label={`Remove queued prompt: ${prompt.prompt}`}
                   onClick={() => {
-                    cancel(prompt.turnId).catch((error: unknown) =>
-                      setProblem(error instanceof Error ? error.message : String(error)),
-                    );
+                    cancel(prompt.turnId).catch((error: unknown) => setProblem(messageOf(error)));
                   }}
                 >
                   <Icon name="close" />
@@ -274,6 +265,31 @@ export function Composer({
         {problem !== null && (
           <div className="composer-error" role="alert">
             {problem}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** In place of the composer once the session is closed: why nothing can be sent, and the way on. */
+export function ClosedComposer({
+  lastTurnId,
+  fork,
+}: {
+  lastTurnId: string | undefined;
+  fork: (turnId: string) => Promise<void>;
+}) {
+  return (
+    <div className="composer-wrap">
+      <div className="composer closed-composer" role="status">
+        <p className="small">
+          <strong>This session is closed</strong>, so it takes no new prompts. Its history stays here; to go on, fork it{' '}
+          {lastTurnId === undefined ? 'from a finished turn' : 'from its last turn or any turn above'}.
+        </p>
+        {lastTurnId !== undefined && (
+          <div>
+            <ForkButton turnId={lastTurnId} fork={fork} label="Fork from the last turn" className="btn btn-small" />
           </div>
         )}
       </div>

@@ -6,6 +6,7 @@ import { useValue } from './hooks.ts';
 import { Icon } from './Icon.tsx';
 import { PromptCard } from './PromptCard.tsx';
 import { sessionHref } from './route.ts';
+import { Topbar } from './Topbar.tsx';
 
 /** Every approval, question and plan waiting across sessions, answerable right here. */
 export function InboxView({ onOpenSidebar }: { onOpenSidebar: () => void }) {
@@ -21,21 +22,14 @@ export function InboxView({ onOpenSidebar }: { onOpenSidebar: () => void }) {
   };
   return (
     <section className="conversation" aria-labelledby="inbox-heading">
-      <header className="topbar">
-        <button
-          type="button"
-          className="icon-btn menu-toggle"
-          aria-label="Open the session list"
-          onClick={onOpenSidebar}
-        >
-          <Icon name="menu" />
-        </button>
-        <div className="topbar-title">
-          <h1 id="inbox-heading">Needs you</h1>
-          <span className="subtitle">Approvals, questions and plans waiting in every session</span>
-        </div>
+      <Topbar
+        heading="Needs you"
+        headingId="inbox-heading"
+        subtitle={<span className="subtitle">Approvals, questions and plans waiting in every session</span>}
+        onOpenSidebar={onOpenSidebar}
+      >
         <NotificationToggle />
-      </header>
+      </Topbar>
       <div className="inbox">
         <div className="column" style={{ paddingTop: 16 }}>
           {items.length === 0 ? (

@@ -1,24 +1,16 @@
-import { type PermissionMode, permissionModes, type SessionSummary } from '@outrigger/host-api';
-import { useEffect, useRef, useState } from 'react';
+import type { PermissionMode } from '@outrigger/host-api';
+import { useEffect, useRef } from 'react';
 import { useServices } from './appContext.ts';
-import { useValue } from './hooks.ts';
+import { useAction, useValue } from './hooks.ts';
+import { PermissionModeOptions } from './PermissionModeOptions.tsx';
 import { navigate, sessionHref } from './route.ts';
-
-export const permissionModeLabels: Readonly<Record<PermissionMode, string>> = {
-  default: 'Ask before tools run',
-  acceptEdits: 'Accept file edits',
-  plan: 'Plan first',
-  auto: 'Auto',
-  bypassPermissions: 'Never ask (bypass)',
-};
 
 /** Create a session: where it runs, which model, how it asks; then open it. */
 export function NewSessionDialog({ onClose }: { onClose: () => void }) {
   const { host } = useServices();
   const { info } = useValue(host.screen);
   const dialog = useRef<HTMLDialogElement>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   useEffect(() => {
     const element = dialog.current;
@@ -33,25 +25,16 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }) {
           event.preventDefault();
           const data = new FormData(event.currentTarget);
           const text = (name: string) => String(data.get(name) ?? '').trim();
-          setBusy(true);
-          setError(null);
-          host
-            .createSession({
+          run(async () => {
+            const session = await host.createSession({
               cwd: text('cwd') || (info?.defaultCwd ?? ''),
               ...(text('model') !== '' && text('model') !== 'default' ? { model: text('model') } : {}),
               permissionMode: text('permissionMode') as PermissionMode,
               ...(text('title') !== '' ? { title: text('title') } : {}),
-            })
-            .then(
-              (session: SessionSummary) => {
-                onClose();
-                navigate(sessionHref(session.id));
-              },
-              (e: unknown) => {
-                setBusy(false);
-                setError(e instanceof Error ? e.message : String(e));
-              },
-            );
+            });
+            onClose();
+            navigate(sessionHref(session.id));
+          });
         }}
       >
         <h2 id="new-session-title">New session</h2>
@@ -76,11 +59,7 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }) {
         <label className="field">
           Permissions
           <select className="select" name="permissionMode" defaultValue="default">
-            {permissionModes.map((mode) => (
-              <option key={mode} value={mode}>
-                {permissionModeLabels[mode]}
-              </option>
-            ))}
+            <PermissionModeOptions />
           </select>
         </label>
         <label className="field">

@@ -1,6 +1,7 @@
 import { type AnswerInteractionBody, type FileChange, HostApiError, type Interaction } from '@outrigger/host-api';
-import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { lazy, type ReactNode, Suspense, useEffect, useRef, useState } from 'react';
 import { fileChangeFromInput } from '../data/fileDiff.ts';
+import { messageOf } from '../data/format.ts';
 import {
   approvalAnswer,
   chosenAnswers,
@@ -12,7 +13,8 @@ import {
   questionsOf,
 } from '../data/questionForm.ts';
 import { toolLabel } from '../data/toolSummary.ts';
-import { Icon } from './Icon.tsx';
+import { useAction } from './hooks.ts';
+import { Icon, type IconName } from './Icon.tsx';
 import { Markdown } from './Markdown.tsx';
 
 const DiffView = lazy(() => import('./DiffView.tsx').then((module) => ({ default: module.DiffView })));
@@ -30,32 +32,18 @@ export function PromptCard({
   /** The change an Edit/Write asks to make: shown as a diff, the raw input one click away. */
   fileChange?: FileChange | null;
 }) {
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = (body: AnswerInteractionBody) => {
-    setBusy(true);
-    setError(null);
-    answer(body).then(
-      () => setBusy(false),
-      (e: unknown) => {
-        setBusy(false);
-        setError(answerErrorText(e));
-      },
-    );
-  };
+  const { busy, error, run } = useAction(answerErrorText);
   const who = interaction.agentId === null ? 'Claude' : `Subagent ${interaction.agentId}`;
+  const form: FormProps = { interaction, who, busy, onSubmit: (body) => run(() => answer(body)) };
   return (
     <section className="prompt" aria-label={`${who} needs you: ${toolLabel(interaction.toolName)}`}>
       {interaction.kind === 'question' ? (
-        <QuestionForm interaction={interaction} busy={busy} onSubmit={submit} />
+        <QuestionForm {...form} />
       ) : interaction.kind === 'plan' ? (
-        <PlanForm interaction={interaction} busy={busy} onSubmit={submit} />
+        <PlanForm {...form} />
       ) : (
         <ApprovalForm
-          interaction={interaction}
-          who={who}
-          busy={busy}
-          onSubmit={submit}
+          {...form}
           fileChange={fileChange ?? fileChangeFromInput(interaction.toolName, interaction.input)}
         />
       )}
@@ -75,22 +63,27 @@ function answerErrorText(error: unknown): string {
     return error.message;
   }
   if (error instanceof TypeError) return 'The host could not be reached. Your answer was not sent; try again.';
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
 
-function ApprovalForm({
-  interaction,
-  who,
-  busy,
-  onSubmit,
-  fileChange,
-}: {
+/** What every form of the card gets: the interaction, who asks, and how to answer it. */
+interface FormProps {
   interaction: Interaction;
   who: string;
   busy: boolean;
   onSubmit: (body: AnswerInteractionBody) => void;
-  fileChange: FileChange | null;
-}) {
+}
+
+function PromptTitle({ icon, children }: { icon: IconName; children: ReactNode }) {
+  return (
+    <div className="prompt-title">
+      <Icon name={icon} />
+      <span>{children}</span>
+    </div>
+  );
+}
+
+function ApprovalForm({ interaction, who, busy, onSubmit, fileChange }: FormProps & { fileChange: FileChange | null }) {
   const [denying, setDenying] = useState(false);
   const reason = useRef<HTMLInputElement>(null);
   useEffect(() => {
@@ -100,12 +93,9 @@ function ApprovalForm({
   const allowsAlways = interaction.options.some((option) => option.optionId === 'allow_always');
   return (
     <>
-      <div className="prompt-title">
-        <Icon name="alert" />
-        <span>
-          {who} wants to use <strong>{toolLabel(interaction.toolName)}</strong>
-        </span>
-      </div>
+      <PromptTitle icon="alert">
+        {who} wants to use <strong>{toolLabel(interaction.toolName)}</strong>
+      </PromptTitle>
       {fileChange !== null ? (
         <Suspense fallback={<div className="small muted">Loading the diff…</div>}>
           <DiffView change={fileChange} />
@@ -131,7 +121,8 @@ function ApprovalForm({
             ref={reason}
             className="input"
             style={{ flex: 1, minWidth: 180 }}
-            placeholder="Why not? (optional, Claude sees this)"
+            placeholder="Why not? (optional)"
+            title="Claude reads this reason"
             aria-label="Reason for denying"
             maxLength={10_000}
             onKeyDown={(event) => {
@@ -174,15 +165,7 @@ function ApprovalForm({
   );
 }
 
-function QuestionForm({
-  interaction,
-  busy,
-  onSubmit,
-}: {
-  interaction: Interaction;
-  busy: boolean;
-  onSubmit: (body: AnswerInteractionBody) => void;
-}) {
+function QuestionForm({ interaction, who, busy, onSubmit }: FormProps) {
   const questions = questionsOf(interaction);
   const [choices, setChoices] = useState<Record<string, QuestionChoice>>({});
   const choiceOf = (id: string): QuestionChoice => choices[id] ?? { selected: [], other: '' };
@@ -195,10 +178,9 @@ function QuestionForm({
       }}
       style={{ display: 'flex', flexDirection: 'column', gap: 8 }}
     >
-      <div className="prompt-title">
-        <Icon name="question" />
-        <span>{questions.length === 1 ? 'Claude asks a question' : `Claude asks ${questions.length} questions`}</span>
-      </div>
+      <PromptTitle icon="question">
+        {who} asks {questions.length === 1 ? 'a question' : `${questions.length} questions`}
+      </PromptTitle>
       {questions.map((question) => {
         const choice = choiceOf(question.id);
         const set = (next: QuestionChoice) => setChoices((all) => ({ ...all, [question.id]: next }));
@@ -277,25 +259,14 @@ const planChoiceLabels: Readonly<Record<string, string>> = {
   bypassPermissions: 'Go ahead, never ask',
 };
 
-function PlanForm({
-  interaction,
-  busy,
-  onSubmit,
-}: {
-  interaction: Interaction;
-  busy: boolean;
-  onSubmit: (body: AnswerInteractionBody) => void;
-}) {
+function PlanForm({ interaction, who, busy, onSubmit }: FormProps) {
   const choices = interaction.options.filter(
     (option) => option.optionId !== 'plan' && !option.kind.startsWith('reject'),
   );
   const offered = choices.length > 0 ? choices.map((option) => option.optionId) : ['default', 'acceptEdits'];
   return (
     <>
-      <div className="prompt-title">
-        <Icon name="plan" />
-        <span>Claude has a plan and asks to go ahead</span>
-      </div>
+      <PromptTitle icon="plan">{who} has a plan and asks to go ahead</PromptTitle>
       <div className="plan-body">
         <Markdown text={planOf(interaction)} streaming={false} />
       </div>

@@ -80,7 +80,7 @@ export function SessionSwitcher({ onClose }: { onClose: () => void }) {
               }}
             >
               <span className="name">{session.title}</span>
-              <StatusBadge status={displayStatus(session.status, screen.connection)} />
+              <StatusBadge status={displayStatus(session, screen.connection)} />
             </div>
           ))}
           {matches.length === 0 && <p className="muted small">No session matches.</p>}

@@ -8,7 +8,8 @@ import type { SessionViewState } from '../data/sessionState.ts';
 import { SessionStore } from '../data/sessionStore.ts';
 import { timeline } from '../data/timeline.ts';
 import { useServices } from './appContext.ts';
-import { Composer } from './Composer.tsx';
+import { Banner } from './Banner.tsx';
+import { ClosedComposer, Composer } from './Composer.tsx';
 import { DemoPrompts } from './DemoPrompts.tsx';
 import { useNow, useValue } from './hooks.ts';
 import { Icon } from './Icon.tsx';
@@ -16,6 +17,7 @@ import { navigate, sessionHref } from './route.ts';
 import { SettingsBar } from './SettingsBar.tsx';
 import { StatusBadge } from './StatusBadge.tsx';
 import { BackgroundWork, FilesChanged, TaskPanel } from './TaskPanel.tsx';
+import { Topbar } from './Topbar.tsx';
 import { Transcript } from './Transcript.tsx';
 import type { TranscriptActions } from './TranscriptItem.tsx';
 
@@ -146,7 +148,7 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
       </div>
     );
 
-  const status = displayStatus(session.status, screen.connection);
+  const status = displayStatus(session, screen.connection);
   const isDemo = hostScreen.info?.modelBackend === 'demo';
   const stall = runningTurn === undefined ? undefined : view.stalls[runningTurn.id];
   const sendPrompt = (prompt: string) => {
@@ -157,21 +159,15 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
   return (
     <div className="session-layout">
       <section className="conversation" aria-label={`Session ${session.title}`}>
-        <header className="topbar">
-          <button
-            type="button"
-            className="icon-btn menu-toggle"
-            aria-label="Open the session list"
-            onClick={onOpenSidebar}
-          >
-            <Icon name="menu" />
-          </button>
-          <div className="topbar-title">
-            <h1>{session.title}</h1>
+        <Topbar
+          heading={session.title}
+          subtitle={
             <span className="cwd" title={session.cwd}>
               {session.cwd}
             </span>
-          </div>
+          }
+          onOpenSidebar={onOpenSidebar}
+        >
           <StatusBadge
             status={status}
             title={
@@ -193,42 +189,50 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
           >
             <Icon name="panel" />
           </button>
-        </header>
+        </Topbar>
         <SettingsBar session={session} update={(body) => store.updateSettings(body)} />
         {connectionDown && (
-          <div className="banner warn" role="status">
-            <Icon name="alert" />
-            <span className="grow">
-              {screen.connection === 'unauthorized'
-                ? 'The host no longer accepts this browser. Open the link with the token that `npm start` printed.'
-                : 'Disconnected from the host: no heartbeat for 45 s. Reconnecting; nothing is lost, missed events are replayed.'}
-            </span>
-            <button type="button" className="btn btn-small" onClick={() => store.reconnectNow()}>
-              Reconnect now
-            </button>
-          </div>
+          <Banner
+            tone="warn"
+            action={
+              screen.connection === 'disconnected' && (
+                <button type="button" className="btn btn-small" onClick={() => store.reconnectNow()}>
+                  Reconnect now
+                </button>
+              )
+            }
+          >
+            {screen.connection === 'unauthorized' ? (
+              <>
+                The host no longer accepts this browser. Open the link with <code>?token=…</code> that the host printed
+                when it started.
+              </>
+            ) : (
+              'Disconnected from the host. Reconnecting; nothing is lost: what happened meanwhile is replayed.'
+            )}
+          </Banner>
         )}
         {session.status === 'failed' && session.lastError !== null && (
-          <div className="banner" role="alert">
-            <Icon name="alert" />
-            <span className="grow">
-              <strong>The last turn failed:</strong> {session.lastError.message}
-            </span>
-          </div>
+          <Banner>
+            <strong>The last turn failed:</strong> {session.lastError.message}
+          </Banner>
         )}
         {view.notices.map((notice) => (
-          <div key={notice.seq} className="banner" role="alert">
-            <Icon name="alert" />
-            <span className="grow">{notice.message}</span>
-            <button
-              type="button"
-              className="icon-btn"
-              aria-label="Dismiss"
-              onClick={() => store.dispatch({ type: 'noticeDismissed', seq: notice.seq })}
-            >
-              <Icon name="close" />
-            </button>
-          </div>
+          <Banner
+            key={notice.seq}
+            action={
+              <button
+                type="button"
+                className="icon-btn"
+                aria-label="Dismiss"
+                onClick={() => store.dispatch({ type: 'noticeDismissed', seq: notice.seq })}
+              >
+                <Icon name="close" />
+              </button>
+            }
+          >
+            {notice.message}
+          </Banner>
         ))}
         <Transcript
           items={items}
@@ -276,16 +280,19 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
             </div>
           }
         />
-        <Composer
-          key={sessionId}
-          sessionId={sessionId}
-          busyTurnId={session.runningTurnId}
-          queued={view.queuedPrompts}
-          closed={session.closed}
-          disconnected={connectionDown}
-          cancel={(turnId) => store.cancel(turnId)}
-          prefill={prefill}
-        />
+        {session.closed ? (
+          <ClosedComposer lastTurnId={items.findLast((item) => item.kind === 'footer')?.turn.id} fork={actions.fork} />
+        ) : (
+          <Composer
+            key={sessionId}
+            sessionId={sessionId}
+            busyTurnId={session.runningTurnId}
+            queued={view.queuedPrompts}
+            disconnected={connectionDown}
+            cancel={(turnId) => store.cancel(turnId)}
+            prefill={prefill}
+          />
+        )}
       </section>
       <aside className="side-panel" data-open={panelOpen} aria-label="Tasks and changes">
         <div className="panel-section panel-close">

@@ -3,12 +3,11 @@ import {
   effortLevels,
   type PatchSettingsBody,
   type PermissionMode,
-  permissionModes,
   type SessionDetail,
 } from '@outrigger/host-api';
-import { useState } from 'react';
-import { formatCost, formatTokens } from '../data/format.ts';
-import { permissionModeLabels } from './NewSessionDialog.tsx';
+import { useEffect, useState } from 'react';
+import { formatCost, formatTokens, messageOf } from '../data/format.ts';
+import { PermissionModeOptions } from './PermissionModeOptions.tsx';
 
 /** Model, permission mode, plan mode and effort; usage, cost and the always-visible context meter. */
 export function SettingsBar({
@@ -20,14 +19,24 @@ export function SettingsBar({
 }) {
   const [error, setError] = useState<string | null>(null);
   const [expanded, setExpanded] = useState(false);
-  const apply = (body: PatchSettingsBody) =>
+  // What the person just chose, shown until the host's settings event says what holds (a control that
+  // snapped back until the round trip ended would look like it ignored the click).
+  const [chosen, setChosen] = useState<PatchSettingsBody>({});
+  // biome-ignore lint/correctness/useExhaustiveDependencies: any settings the host reports replace the choice
+  useEffect(() => setChosen({}), [session.settings]);
+  const apply = (body: PatchSettingsBody) => {
+    setChosen((current) => ({ ...current, ...body }));
     update(body).then(
       () => setError(null),
-      (e: unknown) => setError(e instanceof Error ? e.message : String(e)),
+      (e: unknown) => {
+        setChosen({});
+        setError(messageOf(e));
+      },
     );
+  };
   const modelOption = session.configOptions.find((option) => option.id === 'model' || option.category === 'model');
   const models = modelOption?.options ?? [];
-  const settings = session.settings;
+  const settings = { ...session.settings, ...chosen };
   const disabled = session.closed;
   return (
     <fieldset className="settings-bar" data-expanded={expanded}>
@@ -76,11 +85,7 @@ export function SettingsBar({
             disabled={disabled}
             onChange={(event) => void apply({ permissionMode: event.currentTarget.value as PermissionMode })}
           >
-            {permissionModes.map((mode) => (
-              <option key={mode} value={mode}>
-                {permissionModeLabels[mode]}
-              </option>
-            ))}
+            <PermissionModeOptions />
           </select>
         </label>
         <label>

@@ -1,7 +1,7 @@
 import type { SessionSummary } from '@outrigger/host-api';
 import { useEffect, useRef, useState } from 'react';
 import { displayStatus } from '../data/displayStatus.ts';
-import { baseName } from '../data/format.ts';
+import { baseName, messageOf } from '../data/format.ts';
 import { inboxItems, sortedSessions } from '../data/hostState.ts';
 import type { ConnectionState } from '../data/streamConnection.ts';
 import { useServices } from './appContext.ts';
@@ -81,7 +81,9 @@ export function Sidebar({
             connection={screen.connection}
           />
         ))}
-        {screen.view.loaded && sessions.length === 0 && <li className="muted small">No sessions yet.</li>}
+        {screen.view.loaded && sessions.length === 0 && (
+          <li className="muted small session-list-empty">No sessions yet.</li>
+        )}
       </ul>
       <div className="sidebar-foot">
         {screen.connection === 'live' ? (
@@ -112,7 +114,7 @@ function SessionItem({
   const [menu, setMenu] = useState(false);
   const [renaming, setRenaming] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const status = displayStatus(session.status, connection);
+  const status = displayStatus(session, connection);
   const menuRef = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -140,7 +142,7 @@ function SessionItem({
             if (title === '' || title === session.title) return setRenaming(false);
             host.rename(session.id, title).then(
               () => setRenaming(false),
-              (e: unknown) => setError(e instanceof Error ? e.message : String(e)),
+              (e: unknown) => setError(messageOf(e)),
             );
           }}
         >
@@ -166,12 +168,11 @@ function SessionItem({
           </span>
           <span className="session-sub">
             <StatusBadge
-              status={session.closed ? 'idle' : status}
+              status={status}
               title={status === 'failed' ? reason : undefined}
               runningSinceMs={session.runningTurnStartedAt}
               now={now}
             />
-            {session.closed && <span>· closed</span>}
             <span title={session.cwd}>· {baseName(session.cwd)}</span>
           </span>
         </a>

@@ -1,6 +1,6 @@
 import type { BackgroundTask, Task } from '@outrigger/host-api';
 import { useState } from 'react';
-import { formatElapsed } from '../data/format.ts';
+import { formatElapsed, messageOf } from '../data/format.ts';
 import { useNow } from './hooks.ts';
 import { Icon } from './Icon.tsx';
 
@@ -18,7 +18,7 @@ export function TaskPanel({ tasks, actions }: { tasks: readonly Task[]; actions:
   const run = (work: Promise<void>) =>
     work.then(
       () => setError(null),
-      (e: unknown) => setError(e instanceof Error ? e.message : String(e)),
+      (e: unknown) => setError(messageOf(e)),
     );
   return (
     <section className="panel-section" aria-labelledby="tasks-heading">

@@ -5,7 +5,7 @@ import { formatDuration, formatElapsed } from '../data/format.ts';
 import { resultOf, toolOf } from '../data/sessionReducer.ts';
 import type { ToolNode } from '../data/timeline.ts';
 import { toolKind, toolLabel, toolSummary } from '../data/toolSummary.ts';
-import { useNow } from './hooks.ts';
+import { useAction, useNow } from './hooks.ts';
 import { Icon, ToolIcon } from './Icon.tsx';
 import { type Answer, PromptCard, resolvedText } from './PromptCard.tsx';
 
@@ -204,8 +204,7 @@ function ToolResult({
 }) {
   const [full, setFull] = useState<string | null>(null);
   const [showAll, setShowAll] = useState(false);
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy: loading, error, run } = useAction();
   const text = full ?? result.content;
   const lines = text.split('\n');
   const long = lines.length > collapsedLines || result.truncated;
@@ -222,18 +221,10 @@ function ToolResult({
           disabled={loading}
           onClick={() => {
             if (!result.truncated || full !== null) return setShowAll(true);
-            setLoading(true);
-            fullResult(toolUseId).then(
-              (whole) => {
-                setFull(whole.content);
-                setShowAll(true);
-                setLoading(false);
-              },
-              (e: unknown) => {
-                setLoading(false);
-                setError(e instanceof Error ? e.message : String(e));
-              },
-            );
+            run(async () => {
+              setFull((await fullResult(toolUseId)).content);
+              setShowAll(true);
+            });
           }}
         >
           {loading ? 'Loading…' : `Show all (${result.length.toLocaleString()} characters)`}

@@ -1,8 +1,9 @@
 import type { ContentBlock, MessageView } from '@outrigger/host-api';
-import { memo, useState } from 'react';
+import { memo } from 'react';
 import { formatCost, formatDuration, formatTokens } from '../data/format.ts';
 import type { TurnState } from '../data/sessionState.ts';
 import type { TimelineItem } from '../data/timeline.ts';
+import { ForkButton } from './ForkButton.tsx';
 import { useNow } from './hooks.ts';
 import { Icon } from './Icon.tsx';
 import { Markdown } from './Markdown.tsx';
@@ -140,7 +141,6 @@ function nextStep(turn: TurnState): string | null {
 }
 
 function TurnFooter({ turn, fork }: { turn: TurnState; fork: (turnId: string) => Promise<void> }) {
-  const [forking, setForking] = useState(false);
   const duration =
     turn.durationMs ?? (turn.startedAt !== null && turn.endedAt !== null ? turn.endedAt - turn.startedAt : null);
   const tokensIn = turn.usage?.inputTokens;
@@ -159,19 +159,7 @@ function TurnFooter({ turn, fork }: { turn: TurnState; fork: (turnId: string) =>
       )}
       {cost !== null && <span>{cost}</span>}
       <span className="spacer" />
-      <button
-        type="button"
-        className="btn btn-ghost btn-small"
-        disabled={forking}
-        onClick={() => {
-          setForking(true);
-          fork(turn.id).finally(() => setForking(false));
-        }}
-        // The visible words are the name (voice control says what it sees); the title says what it does.
-        title="Start a new session from this turn"
-      >
-        <Icon name="fork" /> {forking ? 'Forking…' : 'Fork from here'}
-      </button>
+      <ForkButton turnId={turn.id} fork={fork} />
     </div>
   );
 }

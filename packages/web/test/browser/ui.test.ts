@@ -216,6 +216,36 @@ describe('prompts', () => {
     await second.context.close();
     await context.close();
   });
+
+  test('a settings change shows at once, before the host confirms it; a refused one snaps back and says why', async () => {
+    const { page, context } = await openSession('Settings');
+    const planMode = page.getByRole('checkbox', { name: 'Plan mode' });
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/settings', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await planMode.click();
+    assert.equal(await planMode.isChecked(), true, 'the box is ticked while the host has not answered');
+    release();
+    await page.waitForResponse('**/settings');
+    assert.equal(await planMode.isChecked(), true);
+    await page.unroute('**/settings');
+    await page.route('**/settings', (route) =>
+      route.fulfill({
+        status: 409,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 'session_closed', message: 'the session is closed' } }),
+      }),
+    );
+    await planMode.click();
+    await page.getByRole('alert').filter({ hasText: 'the session is closed' }).waitFor();
+    assert.equal(await planMode.isChecked(), true, 'a refused change shows what still holds');
+    await context.close();
+  });
 });
 
 describe('tools, tasks, fork', () => {
@@ -312,6 +342,42 @@ describe('tools, tasks, fork', () => {
     await page.locator('.outcome.completed').waitFor();
     assert.equal(await rowsOfKind(page, 'user').count(), 1);
     assert.equal(await page.getByRole('table').count(), 0);
+    await context.close();
+  });
+
+  test('a closed session says Closed in the header and the list, and its composer offers a fork', async () => {
+    const { page, context } = await openSession('To close');
+    await send(page, 'think about it');
+    await page.locator('.outcome.completed').waitFor();
+    await page.getByRole('button', { name: 'Actions for To close' }).click();
+    await page.getByRole('menuitem', { name: 'Close session' }).click();
+    await page.locator('.topbar .status').filter({ hasText: 'Closed' }).waitFor();
+    assert.equal(await page.locator('.topbar .status').textContent(), 'Closed');
+    assert.equal(await page.locator('.session-item[data-current="true"] .status').textContent(), 'Closed');
+    await page.getByText('This session is closed').waitFor();
+    assert.equal(await composer(page).count(), 0);
+    await page.getByRole('button', { name: 'Fork from the last turn' }).click();
+    await page.getByRole('heading', { level: 1, name: 'To close (fork)' }).waitFor();
+    await composer(page).waitFor();
+    assert.equal(await page.locator('.topbar .status').textContent(), 'Idle');
+    await context.close();
+  });
+
+  test('a fork the host refuses says why beside its button, and the button works again', async () => {
+    const { page, context } = await openSession('Refused fork');
+    await send(page, 'think about it');
+    await page.locator('.outcome.completed').waitFor();
+    await page.route('**/fork', (route) =>
+      route.fulfill({
+        status: 409,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 'conflict', message: 'nothing to fork at' } }),
+      }),
+    );
+    await page.getByRole('button', { name: 'Fork from here' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Could not fork: nothing to fork at' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Fork from here' }).isEnabled(), true);
+    await page.getByRole('heading', { level: 1, name: 'Refused fork', exact: true }).waitFor();
     await context.close();
   });
 });

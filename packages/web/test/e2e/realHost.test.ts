@@ -251,6 +251,26 @@ describe('the UI against the real host', { skip: hostMissing }, () => {
     await host.client.call('closeSession', { params: { id: forkId } });
   });
 
+  test('a closed session says Closed, takes no prompt, and forks from its last turn', async () => {
+    const opened = await openSession('To close');
+    const { page } = opened;
+    await send(page, 'think about it');
+    await completed(page, 0);
+    await page.getByRole('button', { name: 'Actions for To close' }).click();
+    await page.getByRole('menuitem', { name: 'Close session' }).click();
+    await page.locator('.topbar .status').filter({ hasText: 'Closed' }).waitFor();
+    assert.equal(await composer(page).count(), 0);
+    await page.getByText('This session is closed').waitFor();
+    await page.getByRole('button', { name: 'Fork from the last turn' }).click();
+    await page.waitForURL((url) => !url.hash.includes(opened.id), { timeout: 60_000 });
+    await page.getByRole('heading', { level: 1, name: 'To close (fork)' }).waitFor();
+    await completed(page, 0);
+    await composer(page).waitFor();
+    const forkId = decodeURIComponent(new URL(page.url()).hash.replace('#/s/', ''));
+    await finish(opened, 'closed-fork');
+    await host.client.call('closeSession', { params: { id: forkId } });
+  });
+
   test('a reload mid-stream shows the same transcript without duplicates', async () => {
     const opened = await openSession('Reload');
     const { page } = opened;

@@ -3,7 +3,7 @@ import { ev, interaction, result, tool, userRow } from './fixtures.ts';
 
 /**
  * A recorded turn as the host streams it: a prompt, thinking, streamed text, a Bash call that asks
- * permission, its hook result then its canonical one, a TodoWrite plan, usage, the result and `done`.
+ * permission, its hook result then its canonical one, usage, the result and `done`.
  * Seqs start at `from`.
  */
 export function recordedTurn(from = 1, turnId = 't1'): SessionEvent[] {
@@ -11,47 +11,41 @@ export function recordedTurn(from = 1, turnId = 't1'): SessionEvent[] {
   const next = () => seq++;
   const bash = tool({ id: 'tu1', input: { command: 'npm test' } });
   const approval = interaction({ requestId: 'r1', turnId, tool_use_id: 'tu1', input: { command: 'npm test' } });
-  return [
+  const status = (state: 'running' | 'needs_input' | 'idle') =>
     ev('status', next(), {
-      status: 'running',
+      status: state,
       closed: false,
-      needsInputCount: 0,
-      runningTurnId: turnId,
+      needsInputCount: state === 'needs_input' ? 1 : 0,
+      runningTurnId: state === 'idle' ? null : turnId,
       lastError: null,
-    }),
+    });
+  const delta = (kind: 'text' | 'thinking', message: string, text: string) =>
+    ev(kind, next(), { turnId, messageId: `${turnId}-${message}`, delta: text, final: false, interrupted: false });
+  const final = (kind: 'text' | 'thinking', message: string, text: string) =>
+    ev(kind, next(), { turnId, messageId: `${turnId}-${message}`, delta: '', final: true, text, interrupted: false });
+  const bashResult = (source: 'hook' | 'canonical', output: string) =>
+    ev('tool_result', next(), {
+      turnId,
+      messageId: `${turnId}-m3`,
+      tool_use_id: 'tu1',
+      status: 'completed',
+      result: result('tu1', source, output),
+    });
+  return [
+    status('running'),
     ev('turn_started', next(), {
       turnId,
       kind: 'user',
       message: userRow(`${turnId}-u`, 'run the tests', { turnId, role: 'user', clientMessageId: 'c1' }),
     }),
-    ev('thinking', next(), { turnId, messageId: `${turnId}-m1`, delta: 'Let me ', final: false, interrupted: false }),
-    ev('thinking', next(), {
-      turnId,
-      messageId: `${turnId}-m1`,
-      delta: '',
-      final: true,
-      text: 'Let me run them.',
-      interrupted: false,
-    }),
-    ev('text', next(), { turnId, messageId: `${turnId}-m2`, delta: 'Running ', final: false, interrupted: false }),
-    ev('text', next(), { turnId, messageId: `${turnId}-m2`, delta: 'the tests.', final: false, interrupted: false }),
-    ev('text', next(), {
-      turnId,
-      messageId: `${turnId}-m2`,
-      delta: '',
-      final: true,
-      text: 'Running the tests.',
-      interrupted: false,
-    }),
+    delta('thinking', 'm1', 'Let me '),
+    final('thinking', 'm1', 'Let me run them.'),
+    delta('text', 'm2', 'Running '),
+    delta('text', 'm2', 'the tests.'),
+    final('text', 'm2', 'Running the tests.'),
     ev('tool_use', next(), { turnId, messageId: `${turnId}-m3`, tool: bash }),
     ev('permission_request', next(), { turnId, interaction: approval }),
-    ev('status', next(), {
-      status: 'needs_input',
-      closed: false,
-      needsInputCount: 1,
-      runningTurnId: turnId,
-      lastError: null,
-    }),
+    status('needs_input'),
     ev('permission_resolved', next(), {
       turnId,
       requestId: 'r1',
@@ -59,28 +53,10 @@ export function recordedTurn(from = 1, turnId = 't1'): SessionEvent[] {
       resolution: 'answered',
       answer: { action: 'allow', optionId: 'allow', payload: {} },
     }),
-    ev('status', next(), {
-      status: 'running',
-      closed: false,
-      needsInputCount: 0,
-      runningTurnId: turnId,
-      lastError: null,
-    }),
+    status('running'),
     ev('tool_output', next(), { turnId, messageId: `${turnId}-m3`, tool_use_id: 'tu1', output: 'PASS 1/2' }),
-    ev('tool_result', next(), {
-      turnId,
-      messageId: `${turnId}-m3`,
-      tool_use_id: 'tu1',
-      status: 'completed',
-      result: result('tu1', 'hook', 'PASS 2/2 (hook)'),
-    }),
-    ev('tool_result', next(), {
-      turnId,
-      messageId: `${turnId}-m3`,
-      tool_use_id: 'tu1',
-      status: 'completed',
-      result: result('tu1', 'canonical', 'PASS 2/2'),
-    }),
+    bashResult('hook', 'PASS 2/2 (hook)'),
+    bashResult('canonical', 'PASS 2/2'),
     ev('text', next(), {
       turnId,
       messageId: `${turnId}-m4`,
@@ -104,6 +80,6 @@ export function recordedTurn(from = 1, turnId = 't1'): SessionEvent[] {
       durationMs: 4200,
     }),
     ev('done', next(), { turnId, outcome: 'completed', error: null }),
-    ev('status', next(), { status: 'idle', closed: false, needsInputCount: 0, runningTurnId: null, lastError: null }),
+    status('idle'),
   ];
 }
