@@ -33,8 +33,13 @@ export function sessionState(
   }
 }
 
+/**
+ * Claude Code names the session again after every turn (its summary follows the latest prompt), so a title that
+ * changed under the reader at each answer would be no name at all: the agent's first title replaces the default
+ * once, and a rename always wins.
+ */
 export function agentTitle(d: ProjectionDraft, title: string): void {
-  if (d.session.titleSource === 'user' || title.trim() === '' || title === d.session.title) return;
+  if (d.session.titleSource !== 'default' || title.trim() === '') return;
   d.patchSession({ title, titleSource: 'agent' }, true);
   d.emit({ type: 'title', data: { session_id: d.sessionId, title } });
 }

@@ -364,6 +364,23 @@ test('after a restart a running turn is interrupted with one done and no result'
   assert.equal(h.run((p, now) => p.recoverAfterRestart(now)).empty, true, 'recovering twice does nothing more');
 });
 
+test('the agent’s first title names the session; its later titles (one per turn) do not rename it', () => {
+  const h = new Harness();
+  assert.equal(h.projector.session.titleSource, 'default');
+  h.sidecar('session_title_updated', { providerSessionId: 'p', title: 'Show me a markdown answer' });
+  const later = h.sidecar('session_title_updated', {
+    providerSessionId: 'p',
+    title: 'Make a plan and work through it',
+  });
+  assert.equal(later.empty, true);
+  assert.equal(h.projector.session.title, 'Show me a markdown answer');
+  assert.equal(h.projector.session.titleSource, 'agent');
+  assert.deepEqual(
+    h.events.flatMap((event) => (event.type === 'title' ? [event.data.title] : [])),
+    ['Show me a markdown answer'],
+  );
+});
+
 test('the user’s rename wins over the agent’s title', () => {
   const h = new Harness();
   h.sidecar('session_title_updated', { providerSessionId: 'p', title: 'Agent title' });
