@@ -113,7 +113,7 @@ export function createHostApp(options: HostAppOptions): Hono<Env> {
     const route = hostRoutes[name];
     const input = {
       params: c.req.param() as Record<string, string>,
-      body: 'body' in route ? await readJsonBody(c.req.raw, route.body, bodyLimitOf(name)) : undefined,
+      body: 'body' in route ? await readJsonBody(c.req.raw, route.body, bodyLimitOf(name), bodyOf(c)) : undefined,
       // A route without a query schema takes no query: an unknown name is refused, not ignored.
       query: readQuery(new URL(c.req.url), 'query' in route ? route.query : noQuery),
     };
@@ -145,6 +145,11 @@ export function createHostApp(options: HostAppOptions): Hono<Env> {
         'content-disposition': 'inline',
       },
     });
+  }
+
+  /** The request's bytes: the node request where there is one (see `readJsonBody`). */
+  function bodyOf(c: Context<Env>): AsyncIterable<Uint8Array> | null {
+    return c.env?.incoming ?? c.req.raw.body;
   }
 
   function nodeResponse(c: Context<Env>): ServerResponse {
@@ -191,7 +196,7 @@ export function createHostApp(options: HostAppOptions): Hono<Env> {
    */
   async function postTurnStream(c: Context<Env>): Promise<Response> {
     const sessionId = c.req.param('id') ?? '';
-    const body = await readJsonBody(c.req.raw, hostRoutes.postTurn.body, bodyLimitOf('postTurn'));
+    const body = await readJsonBody(c.req.raw, hostRoutes.postTurn.body, bodyLimitOf('postTurn'), bodyOf(c));
     const response = nodeResponse(c);
     const { lastSeq } = await service.getSnapshot(sessionId);
     const accepted = await service.postTurn(sessionId, body);
