@@ -15,6 +15,7 @@ import {
   SIDECAR_BUILT_ENTRY,
   type SidecarBuildInfo,
 } from '../src/process/sidecarEntry.ts';
+import { testDriverEnv } from '../src/testing/testDriverEnv.ts';
 import { buildSidecar, EXTERNAL_PACKAGES } from './build.ts';
 
 const SDK = '@anthropic-ai/claude-agent-sdk';
@@ -59,7 +60,7 @@ test('the built entry turns on the compile cache beside the bundle before it run
   const cache = join(dirname(SIDECAR_BUILT_ENTRY), '.compile-cache');
   assert.deepEqual(await readdir(cache).catch(() => []), [], 'a build starts without a cache');
   const sidecar = spawn(process.execPath, [SIDECAR_BUILT_ENTRY], {
-    env: { PATH: process.env.PATH ?? '', TUTTI_CLAUDE_SDK_SIDECAR_TEST_DRIVER: '1' },
+    env: testDriverEnv(),
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   sidecar.stdin.end(

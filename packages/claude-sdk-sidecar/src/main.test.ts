@@ -4,9 +4,10 @@ import { once } from 'node:events';
 import { before, test } from 'node:test';
 import { SIDECAR_BUILT_ENTRY, SIDECAR_SOURCE_ENTRY } from './process/sidecarEntry.ts';
 import { ensureSidecarBuilt } from './testing/ensureSidecarBuilt.ts';
+import { testDriverEnv } from './testing/testDriverEnv.ts';
 
 const WAIT_MS = 10_000;
-const DRIVER_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', TUTTI_CLAUDE_SDK_SIDECAR_TEST_DRIVER: '1' };
+const DRIVER_ENV = testDriverEnv();
 
 before(() => ensureSidecarBuilt());
 

@@ -22,9 +22,9 @@ import { type SpawnedSidecar, spawnSidecar } from '../src/testing/spawnSidecar.t
 import { isTerminalOf, TURN_OUTPUT_EVENT_TYPES } from '../src/testing/turnEvents.ts';
 
 /*
- * The real sidecar process (`node src/main.ts`) over stdio, running the real Claude Code binary against
- * mock-anthropic. One sidecar and one session serve every case, in order, so at most one Claude Code
- * process runs at a time.
+ * The real sidecar process (the built `dist/main.js`, as hosts run it) over stdio, running the real Claude
+ * Code binary against mock-anthropic. One sidecar and one session serve every case, in order, so at most one
+ * Claude Code process runs at a time.
  */
 
 const SESSION = 'real-session';

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { InteractiveResult, SidecarEvent } from '@outrigger/protocol';
 import { type SpawnedSidecar, spawnSidecar } from '../src/testing/spawnSidecar.ts';
+import { testDriverEnv } from '../src/testing/testDriverEnv.ts';
 import { isTerminalOf } from '../src/testing/turnEvents.ts';
 
 /* Test-driver mode through the real process: the scripted conformance vectors, no SDK, no network. */
@@ -12,7 +13,7 @@ let turnCounter = 0;
 
 before(async () => {
   sidecar = await spawnSidecar({
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TUTTI_CLAUDE_SDK_SIDECAR_TEST_DRIVER: '1' },
+    env: testDriverEnv(),
     requestTimeoutMs: 10_000,
   });
 });
@@ -166,7 +167,7 @@ test('a contradictory answer is a refusal: reject in optionId wins over an allow
 
 test('exit-plan offers bypass where the sidecar may bypass (IS_SANDBOX=1), and accepts it', async () => {
   const sandboxed = await spawnSidecar({
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TUTTI_CLAUDE_SDK_SIDECAR_TEST_DRIVER: '1', IS_SANDBOX: '1' },
+    env: testDriverEnv({ IS_SANDBOX: '1' }),
     requestTimeoutMs: 10_000,
   });
   try {

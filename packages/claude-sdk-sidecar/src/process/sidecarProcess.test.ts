@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { SidecarRequestError } from '@outrigger/protocol';
 import { ensureSidecarBuilt } from '../testing/ensureSidecarBuilt.ts';
 import { isAlive, pollUntil, processGroupMembers } from '../testing/processTree.ts';
+import { testDriverEnv } from '../testing/testDriverEnv.ts';
 import type { SidecarDiagnostic } from './sidecarDiagnostic.ts';
 import { SIDECAR_BUILT_ENTRY, SIDECAR_SOURCE_ENTRY } from './sidecarEntry.ts';
 import {
@@ -17,7 +18,7 @@ import {
 
 /* The process API against the real built sidecar (`node dist/main.js`) in test-driver mode: no SDK, no Claude Code. */
 
-const DRIVER_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', TUTTI_CLAUDE_SDK_SIDECAR_TEST_DRIVER: '1' };
+const DRIVER_ENV = testDriverEnv();
 const PRELOAD = pathToFileURL(new URL('./sidecarPreload.fixture.ts', import.meta.url).pathname).href;
 const SDK_PROBE = pathToFileURL(new URL('./sdkLoadProbe.fixture.ts', import.meta.url).pathname).href;
 const WAIT_MS = 10_000;

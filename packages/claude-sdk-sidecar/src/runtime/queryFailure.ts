@@ -1,8 +1,6 @@
+import { CLAUDE_CODE_EXITED_CODE } from '@outrigger/protocol';
 import { TurnIdentityError } from './providerTurnIdentity.ts';
 import type { TurnTerminal } from './turnLifecycle.ts';
-
-/** The `code` of a turn whose Claude Code child ended under it: a host reaps what that child left running. */
-export const CLAUDE_CODE_EXITED = 'claude_code_exited';
 
 /**
  * The turn error for a Query that ended on its own. SDK process errors embed the child's stderr tail, so
@@ -24,6 +22,6 @@ export function describeQueryEnd(failure: unknown): string {
 export function queryEndTerminal(failure: unknown): TurnTerminal {
   const error = describeQueryEnd(failure);
   return error.startsWith('Claude Code process exited')
-    ? { type: 'turn_failed', error, code: CLAUDE_CODE_EXITED }
+    ? { type: 'turn_failed', error, code: CLAUDE_CODE_EXITED_CODE }
     : { type: 'turn_failed', error };
 }

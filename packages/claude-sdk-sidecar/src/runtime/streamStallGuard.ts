@@ -1,6 +1,5 @@
 import type { SDKMessage, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
 import { type EmitEvent, STREAM_STALLED_CODE } from '@outrigger/protocol';
-import type { ContinuationTimers } from '../continuation/timers.ts';
 import type { QueryGeneration } from './queryGeneration.ts';
 import { StreamStallWatchdog } from './streamStallWatchdog.ts';
 import type { RuntimeTurn, TurnTerminal } from './turnLifecycle.ts';
@@ -20,7 +19,6 @@ export interface StreamStallGuardOptions {
   budgetMs: number;
   /** How long the stop's interrupt, and then the interrupted result, may take before the Query is dropped. */
   interruptTimeoutMs: number;
-  timers?: ContinuationTimers;
 }
 
 /**
@@ -43,7 +41,6 @@ export class StreamStallGuard {
     this.#watchdog = new StreamStallWatchdog({
       warningMs: options.warningMs,
       budgetMs: options.budgetMs,
-      ...(options.timers ? { timers: options.timers } : {}),
       onStalled: (silentMs) => {
         const turn = host.streamingTurn();
         if (turn) host.emit('turn_stalled', { turnId: turn.turnId, silentMs });

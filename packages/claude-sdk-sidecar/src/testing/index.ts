@@ -12,4 +12,5 @@ export {
 } from './processTree.ts';
 export * from './sdkMessageBuilders.ts';
 export { type SpawnedSidecar, spawnSidecar } from './spawnSidecar.ts';
+export { testDriverEnv } from './testDriverEnv.ts';
 export { type WaitOptions, waitForMatch } from './waitForMatch.ts';

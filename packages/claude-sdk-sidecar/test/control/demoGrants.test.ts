@@ -80,6 +80,7 @@ describe('"Allow for session" for the demo model commands', () => {
     assert.equal(first.asked.length, 1, 'the first run asks');
     const second = await runGranting('Please run a shell command.');
     assert.deepEqual(second.asked, [], 'the identical command is not asked again');
+    assert.notDeepEqual(bashInputs(first.turnId), [], 'precondition: the first run started the Bash command');
     assert.deepEqual(bashInputs(second.turnId), bashInputs(first.turnId), 'it was the identical request');
     assert.ok(
       sidecar.log.some((line) => ofTurn('tool_completed', second.turnId)(line)),

@@ -82,6 +82,12 @@ export const turnStalledSchema = openObject({
 /** The `code` of the `turn_failed` that ends a turn whose API stream stayed silent past the stall budget. */
 export const STREAM_STALLED_CODE = 'stream_stalled';
 
+/**
+ * The `code` of the `turn_failed` that ends the turn running when its Claude Code child exited (killed,
+ * crashed): a host knows the child is gone and may reap what it ran.
+ */
+export const CLAUDE_CODE_EXITED_CODE = 'claude_code_exited';
+
 export const turnEventSchemas = {
   provider_turn_identity_resolved: providerTurnIdentityResolvedSchema,
   provider_turn_checkpoint: providerTurnCheckpointSchema,
