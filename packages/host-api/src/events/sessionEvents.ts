@@ -1,4 +1,4 @@
-import { cancelDispositions } from '@outrigger/protocol/schemas';
+import { cancelDispositions, configOptionSchema } from '@outrigger/protocol/schemas';
 import { z } from 'zod';
 import {
   interactionAnswerSchema,
@@ -150,8 +150,17 @@ export const sessionEventPayloadSchemas = {
    * tasks after the change, SDK plan first. Every tab's task panel follows without a reload.
    */
   tasks_changed: z.object({ ...base, tasks: z.array(taskSchema) }),
-  /** Settings changed (model, permission mode, plan mode, effort) or Claude Code reported its model. */
-  settings: z.object({ ...base, settings: sessionSettingsSchema, effectiveModel: z.string().nullable() }),
+  /**
+   * Settings changed (model, permission mode, plan mode, effort), or Claude Code reported its model or its
+   * choices (`configOptions`, present when they changed: the model list a settings bar offers arrives with
+   * the session's first start, after the client loaded it).
+   */
+  settings: z.object({
+    ...base,
+    settings: sessionSettingsSchema,
+    effectiveModel: z.string().nullable(),
+    configOptions: z.array(configOptionSchema).optional(),
+  }),
 } as const;
 
 export type SessionEventType = keyof typeof sessionEventPayloadSchemas;

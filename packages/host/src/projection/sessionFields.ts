@@ -14,8 +14,9 @@ export function sessionState(
   },
 ): void {
   const session = d.session;
-  const effectiveModel = payload.model ?? session.effectiveModel;
   const configOptions = payload.configOptions ?? session.configOptions;
+  // `model` is the user's selection (protocol 10); the model Claude Code runs is the option's effectiveValue.
+  const effectiveModel = modelOf(configOptions)?.effectiveValue ?? payload.model ?? session.effectiveModel;
   const same =
     session.providerSessionId === payload.providerSessionId &&
     session.effectiveModel === effectiveModel &&
@@ -28,9 +29,22 @@ export function sessionState(
     effectiveModel,
     configOptions,
   });
-  if (effectiveModel !== session.effectiveModel) {
-    d.emit({ type: 'settings', data: { session_id: d.sessionId, settings: d.session.settings, effectiveModel } });
+  const optionsChanged = JSON.stringify(session.configOptions) !== JSON.stringify(configOptions);
+  if (effectiveModel !== session.effectiveModel || optionsChanged) {
+    d.emit({
+      type: 'settings',
+      data: {
+        session_id: d.sessionId,
+        settings: d.session.settings,
+        effectiveModel,
+        ...(optionsChanged ? { configOptions: [...configOptions] } : {}),
+      },
+    });
   }
+}
+
+function modelOf(options: SessionRecord['configOptions']): SessionRecord['configOptions'][number] | undefined {
+  return options.find((option) => option.id === 'model' || option.category === 'model');
 }
 
 /**

@@ -364,6 +364,35 @@ test('after a restart a running turn is interrupted with one done and no result'
   assert.equal(h.run((p, now) => p.recoverAfterRestart(now)).empty, true, 'recovering twice does nothing more');
 });
 
+test('Claude Code’s choices reach clients as they arrive; the effective model is the option’s, not the selection', () => {
+  const h = new Harness();
+  const configOptions = [
+    {
+      id: 'model',
+      name: 'Model',
+      category: 'model',
+      type: 'select',
+      currentValue: 'default',
+      effectiveValue: 'claude-opus-5-5',
+      options: [{ value: 'default', name: 'Default (recommended)' }],
+    },
+  ];
+  h.sidecar('session_started', { providerSessionId: 'p', model: 'default', configOptions, resumeCursor: null });
+  assert.equal(h.projector.session.effectiveModel, 'claude-opus-5-5');
+  const settings = h.events.filter((event) => event.type === 'settings');
+  assert.equal(settings.length, 1);
+  assert.ok(settings[0]?.type === 'settings');
+  assert.equal(settings[0].data.effectiveModel, 'claude-opus-5-5');
+  assert.deepEqual(settings[0].data.configOptions, configOptions);
+  const again = h.sidecar('session_state', {
+    providerSessionId: 'p',
+    model: 'default',
+    configOptions,
+    resumeCursor: null,
+  });
+  assert.equal(again.empty, true, 'the same choices again say nothing');
+});
+
 test('the agent’s first title names the session; its later titles (one per turn) do not rename it', () => {
   const h = new Harness();
   assert.equal(h.projector.session.titleSource, 'default');

@@ -195,6 +195,26 @@ describe('session-level events', () => {
     assert.equal(state.session?.title, 'Fix the build');
   });
 
+  test('a settings event with Claude Code’s choices fills the model list; one without keeps it', () => {
+    const configOptions = [
+      {
+        id: 'model',
+        name: 'Model',
+        type: 'select',
+        currentValue: 'default',
+        effectiveValue: 'claude-opus-5-5',
+        options: [{ value: 'default', name: 'Default (recommended)' }],
+      },
+    ];
+    const settings = { model: 'default', permissionMode: 'default' as const, planMode: false, effort: null };
+    const state = fold([
+      ev('settings', 1, { settings, effectiveModel: 'claude-opus-5-5', configOptions }),
+      ev('settings', 2, { settings: { ...settings, planMode: true }, effectiveModel: 'claude-opus-5-5' }),
+    ]);
+    assert.deepEqual(state.session?.configOptions, configOptions);
+    assert.equal(state.session?.settings.planMode, true);
+  });
+
   test('queue, background tasks, notices, steer and compaction rows', () => {
     const queued = { turnId: 't2', prompt: 'next', clientMessageId: 'c2', imageCount: 0, createdAt: T0 };
     const bg = {

@@ -195,6 +195,7 @@ function applyEvent(state: SessionViewState, event: SessionEvent, receivedAt: nu
         model: event.data.settings.model,
         permissionMode: event.data.settings.permissionMode,
         effectiveModel: event.data.effectiveModel ?? session.effectiveModel,
+        configOptions: event.data.configOptions ?? session.configOptions,
       }));
     case 'mode_changed':
       return withSession(state, (session) => ({
