@@ -5,6 +5,7 @@ import { HostStore } from './hostStore.ts';
 import { settle } from './testing/fakeTimers.ts';
 import { interaction, summary } from './testing/fixtures.ts';
 import { MemoryTabShares } from './testing/memoryTabShare.ts';
+import { sseFrame } from './testing/sseFrame.ts';
 
 const infoResponse = () =>
   Response.json({
@@ -31,7 +32,10 @@ function fakeHost(lists: { sessionsSeq?: number; interactionsSeq?: number }) {
     if (path === '/api/events') {
       const headers = (init?.headers ?? {}) as Record<string, string>;
       streamAfter.push(headers['last-event-id'] ?? '');
-      const resolved = `id: 8\nevent: permission_resolved\ndata: ${JSON.stringify({ seq: 8, session_id: 'a', turnId: 't1', requestId: 'r1', status: 'answered', resolution: 'answered' })}\n\n`;
+      const resolved = sseFrame({
+        type: 'permission_resolved',
+        data: { seq: 8, session_id: 'a', turnId: 't1', requestId: 'r1', status: 'answered', resolution: 'answered' },
+      });
       return new Response(
         new ReadableStream({
           start(controller) {
@@ -71,13 +75,12 @@ test('a host that does not say its lists’ seq is replayed from the start', asy
 
 /** A host whose log grows on demand: lists at the current seq, streams replaying after Last-Event-ID then live. */
 function liveHost() {
-  const log: { seq: number; type: string; data: Record<string, unknown> }[] = [];
+  const log: { seq: number; type: string; data: { seq: number; [field: string]: unknown } }[] = [];
   const sessions = new Map<string, ReturnType<typeof summary>>();
   const streams = new Set<{ push: (entry: (typeof log)[number]) => void }>();
   const opens: number[] = [];
   let listReads = 0;
-  const frameOf = (entry: (typeof log)[number]) =>
-    new TextEncoder().encode(`id: ${entry.seq}\nevent: ${entry.type}\ndata: ${JSON.stringify(entry.data)}\n\n`);
+  const frameOf = (entry: (typeof log)[number]) => new TextEncoder().encode(sseFrame(entry));
   const fetch = async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const path = new URL(String(url), 'http://host').pathname;
     const lastSeq = log.length;

@@ -27,9 +27,11 @@ export interface HostScreen {
   loadError: string | null;
 }
 
-export interface HostStoreOptions extends Partial<Pick<StreamConnectionOptions, 'open' | 'timers'>> {
+export interface HostStoreOptions {
   /** Shares one host stream among the tabs of this host (absent: this tab follows its own). */
   share?: TabShare;
+  /** Overrides for the stream (tests: fake timers, a fake opener), as `SessionStoreOptions.stream`. */
+  stream?: Partial<Pick<StreamConnectionOptions, 'open' | 'timers'>>;
 }
 
 /**
@@ -173,7 +175,7 @@ export class HostStore {
     if (this.#stopped) return;
     this.#connection = new StreamConnection({
       open: streamOpener(this.#client, 'hostEvents'),
-      ...this.#options,
+      ...this.#options.stream,
       after: this.#seq,
       onFrame: (frame) => {
         this.#onFrame(frame);

@@ -8,6 +8,7 @@ import { settle } from './testing/fakeTimers.ts';
 import { snapshot } from './testing/fixtures.ts';
 import { recordedTurn } from './testing/recordedTurn.ts';
 import { snapshotOf } from './testing/snapshotOf.ts';
+import { sseFrame } from './testing/sseFrame.ts';
 
 /** A host that knows one session's event log: its snapshot at `snapshotSeq` and its stream after `Last-Event-ID`. */
 function fakeHost(log: SessionEvent[], snapshotSeq: number) {
@@ -23,9 +24,7 @@ function fakeHost(log: SessionEvent[], snapshotSeq: number) {
       const after = Number(headers['last-event-id']);
       streamRequests.push(String(after));
       // Replays overlap on purpose: a host may resend the event at the watermark.
-      const frames = log
-        .filter((e) => e.data.seq >= after)
-        .map((e) => `id: ${e.data.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`);
+      const frames = log.filter((e) => e.data.seq >= after).map(sseFrame);
       const body = new ReadableStream<Uint8Array>({
         start(controller) {
           controller.enqueue(new TextEncoder().encode(frames.join('')));

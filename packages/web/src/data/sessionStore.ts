@@ -195,12 +195,7 @@ export class SessionStore {
   }
 
   #onFrame(frame: StreamFrame): void {
-    const event = parseSessionEvent(frame);
+    const event = eventOfFrame(sessionEventPayloadSchemas, frame, 'session') as SessionEvent | null;
     if (event !== null) this.dispatch({ type: 'event', event, receivedAt: (this.#options.now ?? Date.now)() });
   }
-}
-
-/** A frame as a typed event, or null for a type this UI does not know or a payload that is not an object. */
-export function parseSessionEvent(frame: StreamFrame): SessionEvent | null {
-  return eventOfFrame(sessionEventPayloadSchemas, frame, 'session') as SessionEvent | null;
 }

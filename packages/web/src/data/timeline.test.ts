@@ -68,3 +68,37 @@ test('a pending prompt whose call is not shown stands on its own at the end of i
   );
   assert.deepEqual(shape(items), ['user:u', 'prompt:prompt:r9', 'prompt:prompt:r8']);
 });
+
+test('a delta makes a new item for the streaming row only: the rows, prompts and footers it left keep their identity', () => {
+  const finished = recordedTurn(1, 't1');
+  const before = fold([
+    ...finished,
+    ev('permission_request', finished.length + 1, {
+      turnId: 't2',
+      interaction: interaction({ requestId: 'r2', turnId: 't2', tool_use_id: 'unseen' }),
+    }),
+    ev('text', finished.length + 2, {
+      turnId: 't2',
+      messageId: 'live',
+      delta: 'Wor',
+      final: false,
+      interrupted: false,
+    }),
+  ]);
+  const after = sessionReducer(before, {
+    type: 'event',
+    event: ev('text', finished.length + 3, {
+      turnId: 't2',
+      messageId: 'live',
+      delta: 'king',
+      final: false,
+      interrupted: false,
+    }),
+    receivedAt: T0,
+  });
+  const [previous, next] = [timeline(before), timeline(after)];
+  assert.deepEqual(shape(next), shape(previous));
+  const changed = next.filter((item, index) => item !== previous[index]).map((item) => `${item.kind}:${item.key}`);
+  // The tool card is rebuilt every time (its node gathers its subagent's calls and prompts).
+  assert.deepEqual(changed, ['tool:t1-m3', 'text:live']);
+});

@@ -18,6 +18,31 @@ export type TimelineItem =
 
 const terminal: ReadonlySet<string> = new Set(terminalTurnStatuses);
 
+/*
+ * An item made from one object alone keeps its identity while that object does (the reducer keeps
+ * every untouched row, turn and interaction): `TranscriptItem`'s memo then holds, and a delta
+ * re-renders the streaming row, not every row on screen. Tool items are rebuilt each time (their
+ * node gathers children and prompts, and a card also shows the tool's timeout).
+ */
+const rowItems = new WeakMap<MessageView, TimelineItem>();
+const promptItems = new WeakMap<Interaction, TimelineItem>();
+const footerItems = new WeakMap<TurnState, TimelineItem>();
+
+function cached<K extends object>(cache: WeakMap<K, TimelineItem>, of: K, make: () => TimelineItem): TimelineItem {
+  let item = cache.get(of);
+  if (item === undefined) {
+    item = make();
+    cache.set(of, item);
+  }
+  return item;
+}
+
+const rowItem = (row: MessageView) => cached(rowItems, row, () => ({ kind: rowKind(row), key: row.id, row }));
+const promptItem = (interaction: Interaction) =>
+  cached(promptItems, interaction, () => ({ kind: 'prompt', key: `prompt:${interaction.requestId}`, interaction }));
+const footerItem = (turn: TurnState) =>
+  cached(footerItems, turn, () => ({ kind: 'footer', key: `footer:${turn.id}`, turn }));
+
 /**
  * The transcript as the view lays it out: rows in order; a subagent's tool calls nested under the
  * Agent call they ran in (`parentToolUseId`); each prompt on the call that raised it (or on its own
@@ -49,7 +74,7 @@ export function timeline(state: SessionViewState): TimelineItem[] {
       else items.push({ kind: 'tool', key: row.id, node });
       continue;
     }
-    items.push({ kind: rowKind(row), key: row.id, row });
+    items.push(rowItem(row));
   }
   return withPromptsAndFooters(items, orphanPrompts, state);
 }
@@ -87,13 +112,12 @@ function withPromptsAndFooters(
   const out: TimelineItem[] = [];
   for (const [index, item] of items.entries()) {
     out.push(item);
-    for (const interaction of promptsAfter.get(index) ?? [])
-      out.push({ kind: 'prompt', key: `prompt:${interaction.requestId}`, interaction });
+    for (const interaction of promptsAfter.get(index) ?? []) out.push(promptItem(interaction));
     const turnId = turnOf(item);
     const turn = turnId === undefined ? undefined : state.turns[turnId];
     if (turn !== undefined && lastIndexOfTurn.get(turn.id) === index && terminal.has(turn.status))
-      out.push({ kind: 'footer', key: `footer:${turn.id}`, turn });
+      out.push(footerItem(turn));
   }
-  for (const interaction of trailing) out.push({ kind: 'prompt', key: `prompt:${interaction.requestId}`, interaction });
+  for (const interaction of trailing) out.push(promptItem(interaction));
   return out;
 }

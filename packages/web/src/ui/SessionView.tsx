@@ -16,7 +16,7 @@ import { Icon } from './Icon.tsx';
 import { navigate, sessionHref } from './route.ts';
 import { SettingsBar } from './SettingsBar.tsx';
 import { StatusBadge } from './StatusBadge.tsx';
-import { BackgroundWork, FilesChanged, TaskPanel } from './TaskPanel.tsx';
+import { BackgroundWork, FilesChanged, type TaskActions, TaskPanel } from './TaskPanel.tsx';
 import { Topbar } from './Topbar.tsx';
 import { Transcript } from './Transcript.tsx';
 import type { TranscriptActions } from './TranscriptItem.tsx';
@@ -109,12 +109,11 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
     }),
     [answer, store, host, sessionId],
   );
-  const taskActions = useMemo(
+  const taskActions = useMemo<TaskActions>(
     () => ({
-      add: (title: string) => store.addTask(title),
-      update: (taskId: string, change: { title?: string; status?: 'pending' | 'in_progress' | 'completed' }) =>
-        store.updateTask(taskId, change),
-      remove: (taskId: string) => store.deleteTask(taskId),
+      add: (title) => store.addTask(title),
+      update: (taskId, change) => store.updateTask(taskId, change),
+      remove: (taskId) => store.deleteTask(taskId),
     }),
     [store],
   );

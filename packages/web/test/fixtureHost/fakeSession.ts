@@ -16,6 +16,7 @@ import type {
 import { hostLimits } from '@outrigger/host-api';
 import { sessionReducer } from '../../src/data/sessionReducer.ts';
 import { emptySessionState, type SessionViewState } from '../../src/data/sessionState.ts';
+import { snapshot as emptySnapshot } from '../../src/data/testing/fixtures.ts';
 import { snapshotOf } from '../../src/data/testing/snapshotOf.ts';
 
 /** A host stream event before the host gives it its seq. */
@@ -58,7 +59,7 @@ export class FakeSession {
     this.#publishHost = publishHost;
     this.view = sessionReducer(emptySessionState(detail.id), {
       type: 'snapshot',
-      snapshot: { ...emptySnapshot(detail) },
+      snapshot: emptySnapshot({ session: detail }),
     });
   }
 
@@ -147,17 +148,4 @@ export class FakeSession {
       hasMore: page.length < all.length,
     };
   }
-}
-
-function emptySnapshot(detail: SessionDetail): SessionSnapshot {
-  return {
-    session: detail,
-    lastSeq: 0,
-    openTurn: null,
-    pendingInteractions: [],
-    queuedPrompts: [],
-    backgroundTasks: [],
-    tasks: [],
-    messages: { messages: [], turns: [], hasMore: false },
-  };
 }

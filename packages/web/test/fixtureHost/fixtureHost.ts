@@ -20,6 +20,7 @@ import {
   type Task,
 } from '@outrigger/host-api';
 import type { z } from 'zod';
+import { sseFrame } from '../../src/data/testing/sseFrame.ts';
 import { FakeSession, type HostEventInput } from './fakeSession.ts';
 import { fallbackScript, hostScripts, TurnIO, turnScripts } from './turnScripts.ts';
 
@@ -584,8 +585,7 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
     response.flushHeaders();
     streams.add(response);
     const send = (event: { type: string; data: { seq: number } }) => {
-      if (!frozen)
-        response.write(`id: ${event.data.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
+      if (!frozen) response.write(sseFrame(event));
     };
     for (const event of log) if (event.data.seq > after) send(event as never);
     const subscriber = (event: never) => send(event);

@@ -1,4 +1,5 @@
 import type { FileChange, Interaction, InteractionAnswer, SdkTodo, Task, ToolUseBlock } from '@outrigger/host-api';
+import { tool as toolBlock } from '../../src/data/testing/fixtures.ts';
 import type { FakeSession } from './fakeSession.ts';
 
 /** What a scripted turn can do; every wait rejects when the turn is canceled. */
@@ -52,23 +53,7 @@ export class TurnIO {
     extra: Partial<ToolUseBlock> = {},
   ): { messageId: string; tool: ToolUseBlock } {
     const messageId = this.session.nextRowId();
-    const tool: ToolUseBlock = {
-      type: 'tool_use',
-      id: `tu-${messageId}`,
-      name,
-      callType: extra.callType ?? 'tool',
-      input,
-      status: 'running',
-      parentToolUseId: null,
-      locations: [],
-      fileChange: null,
-      agentTask: null,
-      background: null,
-      output: null,
-      startedAt: Date.now(),
-      endedAt: null,
-      ...extra,
-    };
+    const tool = toolBlock({ id: `tu-${messageId}`, name, callType: 'tool', input, startedAt: Date.now(), ...extra });
     this.session.emit('tool_use', { turnId: this.turnId, messageId, tool });
     return { messageId, tool };
   }

@@ -8,14 +8,11 @@ export class MemoryTabShares {
   readonly #listeners = new Set<{ owner: object; receive: (message: ShareMessage) => void }>();
   readonly #waiting: { grant: () => void }[] = [];
   #held = false;
-  /** Messages posted so far (for assertions). */
-  readonly posted: ShareMessage[] = [];
 
   tab(): TabShare {
     const owner = {};
     return {
       post: (message) => {
-        this.posted.push(message);
         const targets = [...this.#listeners].filter((listener) => listener.owner !== owner);
         queueMicrotask(() => {
           for (const target of targets) target.receive(message);
