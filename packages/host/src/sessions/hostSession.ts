@@ -19,6 +19,7 @@ import {
   SidecarRequestError,
 } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
+import { errorName } from '../logging/errorName.ts';
 import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import { SESSION_MARK_VARIABLE } from '../sidecar/processMarks.ts';
 import { isSidecarGone, type SidecarExitReport, SidecarUnavailableError } from '../sidecar/sidecarSupervisor.ts';
@@ -445,7 +446,7 @@ export class HostSession {
     } catch (error) {
       if (this.#ledger.turn(turnId) === undefined) throw error;
       this.#deps.logger.warn(
-        { event: 'session.commit_unconfirmed', sessionId: this.id, turnId, errorName: errorName(error) },
+        { event: 'session.commit_unconfirmed', sessionId: this.id, turnId, errorName: failureName(error) },
         'the store kept the turn without confirming it; it goes on',
       );
     }
@@ -469,7 +470,7 @@ export class HostSession {
         if (!(error instanceof StoreError) || this.#stopped) throw error;
         if (attempt === 0) {
           this.#deps.logger.warn(
-            { event: 'session.store_retry', sessionId: this.id, type, errorName: errorName(error) },
+            { event: 'session.store_retry', sessionId: this.id, type, errorName: failureName(error) },
             'the store refused a write; trying again until it takes writes',
           );
         }
@@ -547,7 +548,7 @@ export class HostSession {
     } catch (error) {
       if (isSidecarGone(error) && this.#startedOn === generation) return;
       this.#deps.logger.warn(
-        { event: 'session.exec_failed', sessionId: this.id, turnId, errorName: errorName(error) },
+        { event: 'session.exec_failed', sessionId: this.id, turnId, errorName: failureName(error) },
         'the turn could not be handed to the sidecar',
       );
       await this.#ledger.failTurn(turnId, {
@@ -611,7 +612,7 @@ export class HostSession {
       this.#tools.reapAfterGrace(before, 'close');
     } catch (error) {
       this.#deps.logger.warn(
-        { event: 'session.close_failed', sessionId: this.id, errorName: errorName(error) },
+        { event: 'session.close_failed', sessionId: this.id, errorName: failureName(error) },
         'the sidecar did not confirm closing the session',
       );
     }
@@ -653,7 +654,7 @@ export class HostSession {
 
   #logFailure(what: string, error: unknown): void {
     this.#deps.logger.error(
-      { event: 'session.task_failed', sessionId: this.id, stage: what, errorName: errorName(error) },
+      { event: 'session.task_failed', sessionId: this.id, stage: what, errorName: failureName(error) },
       'a session task failed',
     );
   }
@@ -708,7 +709,7 @@ function turnErrorOf(error: unknown): TurnError {
   return { message: failure.message, code: failure.code, apiErrorStatus: null };
 }
 
-function errorName(error: unknown): string {
-  if (error instanceof SidecarRequestError) return `SidecarRequestError:${error.reason}`;
-  return error instanceof Error ? error.name : typeof error;
+/** The error's name for a log record; a failed sidecar request also says why it failed. */
+function failureName(error: unknown): string {
+  return error instanceof SidecarRequestError ? `SidecarRequestError:${error.reason}` : errorName(error);
 }

@@ -31,6 +31,7 @@ import {
 } from '@outrigger/host-api';
 import { type ForkSessionResult, type SidecarEvent, SidecarRequestError, type StartResult } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
+import { errorName } from '../logging/errorName.ts';
 import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import type { NewForkInit, NewSessionInit } from '../projection/projectedSessionLedger.ts';
 import { isTerminalTurn } from '../projection/sessionStatus.ts';
@@ -484,8 +485,4 @@ function unavailable(what: string, error: unknown): HostError {
   if (error instanceof HostError) return error;
   const reason = error instanceof Error ? `: ${error.message}` : '';
   return new HostError('sidecar_unavailable', `could not ${what}${reason}`);
-}
-
-function errorName(error: unknown): string {
-  return error instanceof Error ? error.name : typeof error;
 }

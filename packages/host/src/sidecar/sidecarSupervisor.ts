@@ -5,6 +5,7 @@ import {
   type SidecarEvent,
   SidecarRequestError,
 } from '@outrigger/protocol';
+import { errorName } from '../logging/errorName.ts';
 import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import { subscribe } from './listeners.ts';
 import type { SidecarConnection, SpawnSidecarConnection } from './sidecarConnection.ts';
@@ -159,7 +160,7 @@ export class SidecarSupervisor {
       connection = await this.#spawn();
     } catch (error) {
       this.#logger.error(
-        { event: 'sidecar.spawn_failed', errorName: error instanceof Error ? error.name : typeof error },
+        { event: 'sidecar.spawn_failed', errorName: errorName(error) },
         'the sidecar could not be started',
       );
       throw new SidecarUnavailableError('spawn_failed', 'the sidecar could not be started');
@@ -231,7 +232,7 @@ export class SidecarSupervisor {
             event: 'sidecar.listener_failed',
             sessionId,
             type: event.type,
-            errorName: error instanceof Error ? error.name : typeof error,
+            errorName: errorName(error),
           },
           'a sidecar event listener threw',
         );
@@ -280,7 +281,7 @@ export class SidecarSupervisor {
         listener(report);
       } catch (error) {
         this.#logger.error(
-          { event: 'sidecar.listener_failed', errorName: error instanceof Error ? error.name : typeof error },
+          { event: 'sidecar.listener_failed', errorName: errorName(error) },
           'a sidecar exit listener threw',
         );
       }
