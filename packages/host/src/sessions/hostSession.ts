@@ -161,8 +161,8 @@ export class HostSession {
       if (turn.status !== 'running') {
         return { turnId, canceled: false, disposition: 'absent', providerTurnId: turn.providerTurnId ?? '' };
       }
-      const generation = this.#startedOn;
-      if (generation === undefined || !this.#deps.sidecar.isLive(generation)) {
+      const generation = this.#liveGeneration();
+      if (generation === undefined) {
         // Its sidecar is gone: the exit ends the turn (the exit report is on its way to this queue).
         return {
           turnId,
@@ -175,16 +175,10 @@ export class HostSession {
     });
     if (!('generation' in step)) return step;
 
-    const before = this.#tools.snapshot();
     let answer: CancelResult | undefined;
     let failure: unknown;
     try {
-      answer = await this.#deps.sidecar.request<CancelResult>(
-        step.generation,
-        'cancel',
-        { agentSessionId: this.id, turnId, ...budgets },
-        { timeoutMs: cancelRequestTimeoutMs(budgets) },
-      );
+      answer = await this.#requestCancel(step.generation, turnId, budgets, 'cancel');
     } catch (error) {
       failure = error;
     }
@@ -193,7 +187,6 @@ export class HostSession {
       const turn = await this.#turn(turnId);
       const providerTurnId = turn?.providerTurnId ?? '';
       if (answer !== undefined) {
-        if (stoppedClaudeCode(answer)) this.#tools.reapAfterGrace(before, 'cancel');
         if (answer.disposition === 'provider_active' && answer.providerTurnId !== '' && turn?.providerTurnId === null) {
           this.#deps.logger.warn(
             { event: 'session.cancel_binding_missing', sessionId: this.id, turnId },
@@ -245,8 +238,8 @@ export class HostSession {
         case 'submit':
           break;
       }
-      const generation = this.#startedOn;
-      if (generation === undefined || !this.#deps.sidecar.isLive(generation)) {
+      const generation = this.#liveGeneration();
+      if (generation === undefined) {
         throw new HostError('gone', 'the sidecar that asked has exited; the request is superseded');
       }
       const submission = {
@@ -300,8 +293,8 @@ export class HostSession {
   updateSettings(patch: PatchSettingsBody): Promise<void> {
     return this.queue.run(async () => {
       this.#assertOpen();
-      const generation = this.#startedOn;
-      if (generation !== undefined && this.#deps.sidecar.isLive(generation)) {
+      const generation = this.#liveGeneration();
+      if (generation !== undefined) {
         try {
           await this.#deps.sidecar.request(generation, 'apply_settings', { agentSessionId: this.id, ...patch });
         } catch (error) {
@@ -482,8 +475,8 @@ export class HostSession {
   }
 
   async #steer(running: TurnRecord, body: PostTurnBody): Promise<PostTurnResponse> {
-    const generation = this.#startedOn;
-    if (generation === undefined || !this.#deps.sidecar.isLive(generation)) {
+    const generation = this.#liveGeneration();
+    if (generation === undefined) {
       throw new HostError('sidecar_unavailable', 'the running turn has lost its sidecar');
     }
     const draft = draftTurn(body, {
@@ -602,10 +595,10 @@ export class HostSession {
   }
 
   async #closeInSidecar(): Promise<void> {
-    const generation = this.#startedOn;
+    const generation = this.#liveGeneration();
     this.#startedOn = undefined;
     this.#toolTimeouts?.clear();
-    if (generation === undefined || !this.#deps.sidecar.isLive(generation)) return;
+    if (generation === undefined) return;
     const before = this.#tools.snapshot();
     try {
       await this.#deps.sidecar.request(generation, 'close', { agentSessionId: this.id });
@@ -623,18 +616,11 @@ export class HostSession {
    * sidecar, whatever the host already recorded for the turn; its events apply as they come.
    */
   async #cancelInSidecar(turnId: string, why: string): Promise<void> {
-    const generation = this.#startedOn;
-    if (generation === undefined || !this.#deps.sidecar.isLive(generation)) return;
-    const budgets = this.#deps.internalCancelBudgets ?? HOST_CANCEL_BUDGETS;
-    const before = this.#tools.snapshot();
+    const generation = this.#liveGeneration();
+    if (generation === undefined) return;
     try {
-      const result = await this.#deps.sidecar.request<CancelResult>(
-        generation,
-        'cancel',
-        { agentSessionId: this.id, turnId, ...budgets },
-        { timeoutMs: cancelRequestTimeoutMs(budgets) },
-      );
-      if (stoppedClaudeCode(result)) this.#tools.reapAfterGrace(before, why);
+      const budgets = this.#deps.internalCancelBudgets ?? HOST_CANCEL_BUDGETS;
+      const result = await this.#requestCancel(generation, turnId, budgets, why);
       this.#deps.logger.info(
         { event: 'session.host_cancel', sessionId: this.id, turnId, reason: why, disposition: result.disposition },
         'the host canceled a turn',
@@ -642,6 +628,25 @@ export class HostSession {
     } catch (error) {
       this.#logFailure(`cancel after ${why}`, error);
     }
+  }
+
+  /** `cancel` in the sidecar; when it stopped the session's Claude Code, what that ran is reaped after a grace. */
+  async #requestCancel(generation: number, turnId: string, budgets: CancelBudgets, why: string): Promise<CancelResult> {
+    const before = this.#tools.snapshot();
+    const answer = await this.#deps.sidecar.request<CancelResult>(
+      generation,
+      'cancel',
+      { agentSessionId: this.id, turnId, ...budgets },
+      { timeoutMs: cancelRequestTimeoutMs(budgets) },
+    );
+    if (stoppedClaudeCode(answer)) this.#tools.reapAfterGrace(before, why);
+    return answer;
+  }
+
+  /** The generation of the sidecar this session is started on, while that sidecar lives. */
+  #liveGeneration(): number | undefined {
+    const generation = this.#startedOn;
+    return generation !== undefined && this.#deps.sidecar.isLive(generation) ? generation : undefined;
   }
 
   async #turn(turnId: string): Promise<TurnRecord | undefined> {
