@@ -339,6 +339,11 @@ export class SessionManager implements HostService {
 
   // ─── streams ─────────────────────────────────────────────────────────────────────────────────
 
+  async sessionLastSeq(sessionId: string): Promise<number> {
+    if (!this.#known.has(sessionId)) throw notFound('session');
+    return this.#options.store.lastSessionSeq(sessionId);
+  }
+
   openSessionStream(sessionId: string, afterSeq: number): EventStream<SessionEvent> {
     if (!this.#known.has(sessionId)) throw notFound('session');
     return this.#options.streams.openSessionStream(sessionId, afterSeq);
