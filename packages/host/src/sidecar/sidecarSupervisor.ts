@@ -1,5 +1,6 @@
 import {
   eventSessionId,
+  ListenerSet,
   type RequestOptions,
   type RequestType,
   type SidecarEvent,
@@ -73,7 +74,12 @@ export class SidecarSupervisor {
   readonly #logger: RuntimeLogger;
   readonly #exitReportGraceMs: number;
   readonly #sessionListeners = new Set<SessionEventListener>();
-  readonly #exitListeners = new Set<(report: SidecarExitReport) => void>();
+  readonly #exitListeners = new ListenerSet<SidecarExitReport>((error) =>
+    this.#logger.error(
+      { event: 'sidecar.listener_failed', errorName: errorName(error) },
+      'a sidecar exit listener threw',
+    ),
+  );
   readonly #all = new Set<Live>();
   #current: Live | undefined;
   #starting: Promise<Live> | undefined;
@@ -135,7 +141,7 @@ export class SidecarSupervisor {
   }
 
   onExit(listener: (report: SidecarExitReport) => void): () => void {
-    return subscribe(this.#exitListeners, listener);
+    return this.#exitListeners.add(listener);
   }
 
   /** Stops the sidecar (its sessions close, its Claude Code children end) and reaps its process group. */
@@ -276,16 +282,7 @@ export class SidecarSupervisor {
         this.#forget(live);
       },
     );
-    for (const listener of this.#exitListeners) {
-      try {
-        listener(report);
-      } catch (error) {
-        this.#logger.error(
-          { event: 'sidecar.listener_failed', errorName: errorName(error) },
-          'a sidecar exit listener threw',
-        );
-      }
-    }
+    this.#exitListeners.emit(report);
   }
 
   #forget(live: Live): void {
