@@ -50,11 +50,7 @@ async function createCore(context: ServiceContext, options: HostServiceFactoryOp
     });
     return await SessionManager.open({
       store,
-      streams: {
-        openSessionStream: (sessionId, afterSeq) => hub.openSessionStream(sessionId, afterSeq),
-        openHostStream: (afterSeq) => hub.openHostStream(afterSeq),
-        shutdown: () => hub.shutdown(),
-      },
+      streams: hub,
       ledgers: new ProjectedSessionLedgers({ store, committer: publisher }),
       views: hostViews,
       supervisor,

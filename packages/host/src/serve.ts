@@ -7,6 +7,7 @@ import { DEFAULT_PORT_TRIES } from './config/serveOptions.ts';
 import { loadOrCreateToken } from './config/tokenFile.ts';
 import { createHostApp } from './http/hostApp.ts';
 import { type ListeningServer, listenHost, PortInUseError } from './http/httpServer.ts';
+import { errorName } from './logging/errorName.ts';
 import { createFileAndStderrLogger, type HostLogger, isLogLevel } from './logging/hostLogger.ts';
 import { pinoShaped } from './logging/pinoShaped.ts';
 import type { HostService } from './service/hostService.ts';
@@ -134,7 +135,7 @@ export async function startHost(options: StartHostOptions): Promise<RunningHost>
       try {
         await service.close();
       } catch (error) {
-        logger.error('host.close_failed', { errorName: error instanceof Error ? error.name : typeof error });
+        logger.error('host.close_failed', { errorName: errorName(error) });
       }
       await serverClosed;
       logger.info('host.stopped', { port: listening.port });

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { SessionEvent } from '@outrigger/host-api';
 import type { EventStream } from '../service/hostService.ts';
 import type { WriteUnit } from '../store/hostStore.ts';
 import { SqliteHostStore } from '../store/sqlite/sqliteHostStore.ts';
@@ -190,20 +189,6 @@ test('an event committed but never published reaches live streams from the store
   await store.commit(titleUnit('s1', 2)); // committed, the publisher "crashed" before publishing it
   await publisher.commit(titleUnit('s1', 3));
   assert.deepEqual(await collecting, [1, 2, 3]);
-  await store.close();
-});
-
-test('announce makes live streams read events another writer committed', async () => {
-  const { store, hub } = await setup();
-  const stream = hub.openSessionStream('s1', 0);
-  const iterator = stream[Symbol.asyncIterator]();
-  const next = iterator.next();
-  await new Promise((resolve) => setImmediate(resolve));
-  await store.commit(titleUnit('s1', 1)); // another host's write: nothing published here
-  hub.announce('s1', 1);
-  const event = (await next).value as SessionEvent;
-  assert.equal(event.data.seq, 1);
-  stream.close();
   await store.close();
 });
 

@@ -59,14 +59,6 @@ export class EventHub {
     for (const event of committed.hostEvents) this.#logs.get(hostLogKey)?.publish(event);
   }
 
-  /**
-   * Events up to `seq` exist in the store of a session's log (`sessionId`) or the host log (null)
-   * without having been published here (another host wrote them): live streams read them from the store.
-   */
-  announce(sessionId: string | null, seq: number): void {
-    this.#logs.get(sessionId === null ? hostLogKey : sessionLogKey(sessionId))?.announce(seq);
-  }
-
   openSessionStream(sessionId: string, afterSeq: number): EventStream<SessionEvent> {
     return this.#open<SessionEvent>(sessionLogKey(sessionId), afterSeq, (after, limit) =>
       this.#reader.readSessionEvents(sessionId, after, limit),
@@ -110,7 +102,7 @@ export class EventHub {
 const hostLogKey = 'host';
 const sessionLogKey = (sessionId: string): string => `session:${sessionId}`;
 
-/** The live streams of one log, and the highest seq published (or announced) on it while any was open. */
+/** The live streams of one log, and the highest seq published on it while any was open. */
 class Log {
   readonly #streams = new Set<LogStream<AnyEvent>>();
   readonly #onEmpty: () => void;
@@ -136,11 +128,6 @@ class Log {
   publish(event: AnyEvent): void {
     if (event.data.seq > this.lastSeq) this.lastSeq = event.data.seq;
     for (const stream of this.#streams) stream.offer(event);
-  }
-
-  announce(seq: number): void {
-    if (seq > this.lastSeq) this.lastSeq = seq;
-    for (const stream of this.#streams) stream.behind(seq);
   }
 
   endAll(reason: EndReason): void {
@@ -227,14 +214,6 @@ class LogStream<E extends AnyEvent> implements EventStream<E> {
       return;
     }
     this.#buffer.push(event as E);
-  }
-
-  /** Events up to `seq` exist that were not published here: read them from the store. */
-  behind(seq: number): void {
-    if (this.#live && seq > this.#lastSeq) {
-      this.#live = false;
-      this.#pump();
-    }
   }
 
   #next(): Promise<IteratorResult<E>> {

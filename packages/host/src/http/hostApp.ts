@@ -198,7 +198,7 @@ export function createHostApp(options: HostAppOptions): Hono<Env> {
     const sessionId = c.req.param('id') ?? '';
     const body = await readJsonBody(c.req.raw, hostRoutes.postTurn.body, bodyLimitOf('postTurn'), bodyOf(c));
     const response = nodeResponse(c);
-    const { lastSeq } = await service.getSnapshot(sessionId);
+    const lastSeq = await service.sessionLastSeq(sessionId);
     const accepted = await service.postTurn(sessionId, body);
     const stream = service.openSessionStream(sessionId, accepted.replayed ? 0 : lastSeq);
     const ofTurn = (event: SessionEvent) => 'turnId' in event.data && event.data.turnId === accepted.turnId;

@@ -64,7 +64,7 @@ export function readQuery<S extends z.ZodType>(url: URL, schema: S): z.output<S>
   return validate(schema, query, 'query string');
 }
 
-export function validate<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+function validate<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const details = parsed.error.issues.flatMap((issue) => {

@@ -187,6 +187,15 @@ export class ProjectionDraft {
     this.events.push(event);
   }
 
+  /** The session's `status` event, as the session row now stands. */
+  emitStatus(): void {
+    const { status, closed, needsInputCount, runningTurnId, lastError } = this.session;
+    this.emit({
+      type: 'status',
+      data: { session_id: this.sessionId, status, closed, needsInputCount, runningTurnId, lastError },
+    });
+  }
+
   emitHost(event: HostEventDraft): void {
     this.hostEvents.push(event);
   }
@@ -227,17 +236,7 @@ export class ProjectionDraft {
       this.session.closed !== before.closed;
     if (changed) {
       this.patchSession({ ...computed, lastActivityAt: this.now }, true);
-      this.emit({
-        type: 'status',
-        data: {
-          session_id: this.sessionId,
-          status: computed.status,
-          closed: this.session.closed,
-          needsInputCount: computed.needsInputCount,
-          runningTurnId: computed.runningTurnId,
-          lastError: computed.lastError,
-        },
-      });
+      this.emitStatus();
     }
     if (this.#sessionChanged) this.session = { ...this.session, updatedAt: this.now };
     if (this.#summaryChanged) this.emitHost({ type: 'session', data: { session: sessionSummary(this.session) } });

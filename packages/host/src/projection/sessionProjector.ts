@@ -423,17 +423,7 @@ export class SessionProjector {
         };
         for (const turn of fork.reboundTurns) d.putTurn({ ...turn, sessionId: session.id });
       }
-      d.emit({
-        type: 'status',
-        data: {
-          session_id: d.sessionId,
-          status: session.status,
-          closed: session.closed,
-          needsInputCount: session.needsInputCount,
-          runningTurnId: session.runningTurnId,
-          lastError: session.lastError,
-        },
-      });
+      d.emitStatus();
     });
   }
 

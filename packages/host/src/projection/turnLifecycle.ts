@@ -38,7 +38,7 @@ export function outputTurn(d: ProjectionDraft, turnId: string): TurnRecord | und
   return turn;
 }
 
-export function violate(d: ProjectionDraft, turn: TurnRecord, why: string): void {
+function violate(d: ProjectionDraft, turn: TurnRecord, why: string): void {
   d.identityViolationTurnId = turn.id;
   endTurn(d, turn, {
     status: 'failed',

@@ -111,7 +111,7 @@ export function queuedPrompt(turn: TurnRecord): QueuedPrompt {
   };
 }
 
-export function messagesPage(page: MessageRecordPage, turns: readonly TurnRecord[]): MessagesPage {
+function messagesPage(page: MessageRecordPage, turns: readonly TurnRecord[]): MessagesPage {
   return { messages: page.messages.map(messageView), turns: turns.map(turnView), hasMore: page.hasMore };
 }
 

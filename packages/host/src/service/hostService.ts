@@ -74,6 +74,8 @@ export interface HostService {
     body: AnswerInteractionBody,
   ): Promise<AnswerInteractionResponse>;
 
+  /** The seq of the session's last stored event (0: none yet). Throws `not_found` for an unknown session. */
+  sessionLastSeq(sessionId: string): Promise<number>;
   /** The session's stream after `afterSeq` (0: from the start). Throws `not_found` for an unknown session. */
   openSessionStream(sessionId: string, afterSeq: number): EventStream<SessionEvent>;
   /** The host-level stream (sidebar, inbox) after `afterSeq`. */

@@ -19,6 +19,7 @@ import {
   SidecarRequestError,
 } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
+import { errorName } from '../logging/errorName.ts';
 import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import { SESSION_MARK_VARIABLE } from '../sidecar/processMarks.ts';
 import { isSidecarGone, type SidecarExitReport, SidecarUnavailableError } from '../sidecar/sidecarSupervisor.ts';
@@ -160,8 +161,8 @@ export class HostSession {
       if (turn.status !== 'running') {
         return { turnId, canceled: false, disposition: 'absent', providerTurnId: turn.providerTurnId ?? '' };
       }
-      const generation = this.#startedOn;
-      if (generation === undefined || !this.#deps.sidecar.isLive(generation)) {
+      const generation = this.#liveGeneration();
+      if (generation === undefined) {
         // Its sidecar is gone: the exit ends the turn (the exit report is on its way to this queue).
         return {
           turnId,
@@ -174,16 +175,10 @@ export class HostSession {
     });
     if (!('generation' in step)) return step;
 
-    const before = this.#tools.snapshot();
     let answer: CancelResult | undefined;
     let failure: unknown;
     try {
-      answer = await this.#deps.sidecar.request<CancelResult>(
-        step.generation,
-        'cancel',
-        { agentSessionId: this.id, turnId, ...budgets },
-        { timeoutMs: cancelRequestTimeoutMs(budgets) },
-      );
+      answer = await this.#requestCancel(step.generation, turnId, budgets, 'cancel');
     } catch (error) {
       failure = error;
     }
@@ -192,7 +187,6 @@ export class HostSession {
       const turn = await this.#turn(turnId);
       const providerTurnId = turn?.providerTurnId ?? '';
       if (answer !== undefined) {
-        if (stoppedClaudeCode(answer)) this.#tools.reapAfterGrace(before, 'cancel');
         if (answer.disposition === 'provider_active' && answer.providerTurnId !== '' && turn?.providerTurnId === null) {
           this.#deps.logger.warn(
             { event: 'session.cancel_binding_missing', sessionId: this.id, turnId },
@@ -244,8 +238,8 @@ export class HostSession {
         case 'submit':
           break;
       }
-      const generation = this.#startedOn;
-      if (generation === undefined || !this.#deps.sidecar.isLive(generation)) {
+      const generation = this.#liveGeneration();
+      if (generation === undefined) {
         throw new HostError('gone', 'the sidecar that asked has exited; the request is superseded');
       }
       const submission = {
@@ -299,8 +293,8 @@ export class HostSession {
   updateSettings(patch: PatchSettingsBody): Promise<void> {
     return this.queue.run(async () => {
       this.#assertOpen();
-      const generation = this.#startedOn;
-      if (generation !== undefined && this.#deps.sidecar.isLive(generation)) {
+      const generation = this.#liveGeneration();
+      if (generation !== undefined) {
         try {
           await this.#deps.sidecar.request(generation, 'apply_settings', { agentSessionId: this.id, ...patch });
         } catch (error) {
@@ -445,7 +439,7 @@ export class HostSession {
     } catch (error) {
       if (this.#ledger.turn(turnId) === undefined) throw error;
       this.#deps.logger.warn(
-        { event: 'session.commit_unconfirmed', sessionId: this.id, turnId, errorName: errorName(error) },
+        { event: 'session.commit_unconfirmed', sessionId: this.id, turnId, errorName: failureName(error) },
         'the store kept the turn without confirming it; it goes on',
       );
     }
@@ -469,7 +463,7 @@ export class HostSession {
         if (!(error instanceof StoreError) || this.#stopped) throw error;
         if (attempt === 0) {
           this.#deps.logger.warn(
-            { event: 'session.store_retry', sessionId: this.id, type, errorName: errorName(error) },
+            { event: 'session.store_retry', sessionId: this.id, type, errorName: failureName(error) },
             'the store refused a write; trying again until it takes writes',
           );
         }
@@ -481,8 +475,8 @@ export class HostSession {
   }
 
   async #steer(running: TurnRecord, body: PostTurnBody): Promise<PostTurnResponse> {
-    const generation = this.#startedOn;
-    if (generation === undefined || !this.#deps.sidecar.isLive(generation)) {
+    const generation = this.#liveGeneration();
+    if (generation === undefined) {
       throw new HostError('sidecar_unavailable', 'the running turn has lost its sidecar');
     }
     const draft = draftTurn(body, {
@@ -547,7 +541,7 @@ export class HostSession {
     } catch (error) {
       if (isSidecarGone(error) && this.#startedOn === generation) return;
       this.#deps.logger.warn(
-        { event: 'session.exec_failed', sessionId: this.id, turnId, errorName: errorName(error) },
+        { event: 'session.exec_failed', sessionId: this.id, turnId, errorName: failureName(error) },
         'the turn could not be handed to the sidecar',
       );
       await this.#ledger.failTurn(turnId, {
@@ -601,17 +595,17 @@ export class HostSession {
   }
 
   async #closeInSidecar(): Promise<void> {
-    const generation = this.#startedOn;
+    const generation = this.#liveGeneration();
     this.#startedOn = undefined;
     this.#toolTimeouts?.clear();
-    if (generation === undefined || !this.#deps.sidecar.isLive(generation)) return;
+    if (generation === undefined) return;
     const before = this.#tools.snapshot();
     try {
       await this.#deps.sidecar.request(generation, 'close', { agentSessionId: this.id });
       this.#tools.reapAfterGrace(before, 'close');
     } catch (error) {
       this.#deps.logger.warn(
-        { event: 'session.close_failed', sessionId: this.id, errorName: errorName(error) },
+        { event: 'session.close_failed', sessionId: this.id, errorName: failureName(error) },
         'the sidecar did not confirm closing the session',
       );
     }
@@ -622,18 +616,11 @@ export class HostSession {
    * sidecar, whatever the host already recorded for the turn; its events apply as they come.
    */
   async #cancelInSidecar(turnId: string, why: string): Promise<void> {
-    const generation = this.#startedOn;
-    if (generation === undefined || !this.#deps.sidecar.isLive(generation)) return;
-    const budgets = this.#deps.internalCancelBudgets ?? HOST_CANCEL_BUDGETS;
-    const before = this.#tools.snapshot();
+    const generation = this.#liveGeneration();
+    if (generation === undefined) return;
     try {
-      const result = await this.#deps.sidecar.request<CancelResult>(
-        generation,
-        'cancel',
-        { agentSessionId: this.id, turnId, ...budgets },
-        { timeoutMs: cancelRequestTimeoutMs(budgets) },
-      );
-      if (stoppedClaudeCode(result)) this.#tools.reapAfterGrace(before, why);
+      const budgets = this.#deps.internalCancelBudgets ?? HOST_CANCEL_BUDGETS;
+      const result = await this.#requestCancel(generation, turnId, budgets, why);
       this.#deps.logger.info(
         { event: 'session.host_cancel', sessionId: this.id, turnId, reason: why, disposition: result.disposition },
         'the host canceled a turn',
@@ -641,6 +628,25 @@ export class HostSession {
     } catch (error) {
       this.#logFailure(`cancel after ${why}`, error);
     }
+  }
+
+  /** `cancel` in the sidecar; when it stopped the session's Claude Code, what that ran is reaped after a grace. */
+  async #requestCancel(generation: number, turnId: string, budgets: CancelBudgets, why: string): Promise<CancelResult> {
+    const before = this.#tools.snapshot();
+    const answer = await this.#deps.sidecar.request<CancelResult>(
+      generation,
+      'cancel',
+      { agentSessionId: this.id, turnId, ...budgets },
+      { timeoutMs: cancelRequestTimeoutMs(budgets) },
+    );
+    if (stoppedClaudeCode(answer)) this.#tools.reapAfterGrace(before, why);
+    return answer;
+  }
+
+  /** The generation of the sidecar this session is started on, while that sidecar lives. */
+  #liveGeneration(): number | undefined {
+    const generation = this.#startedOn;
+    return generation !== undefined && this.#deps.sidecar.isLive(generation) ? generation : undefined;
   }
 
   async #turn(turnId: string): Promise<TurnRecord | undefined> {
@@ -653,7 +659,7 @@ export class HostSession {
 
   #logFailure(what: string, error: unknown): void {
     this.#deps.logger.error(
-      { event: 'session.task_failed', sessionId: this.id, stage: what, errorName: errorName(error) },
+      { event: 'session.task_failed', sessionId: this.id, stage: what, errorName: failureName(error) },
       'a session task failed',
     );
   }
@@ -708,7 +714,7 @@ function turnErrorOf(error: unknown): TurnError {
   return { message: failure.message, code: failure.code, apiErrorStatus: null };
 }
 
-function errorName(error: unknown): string {
-  if (error instanceof SidecarRequestError) return `SidecarRequestError:${error.reason}`;
-  return error instanceof Error ? error.name : typeof error;
+/** The error's name for a log record; a failed sidecar request also says why it failed. */
+function failureName(error: unknown): string {
+  return error instanceof SidecarRequestError ? `SidecarRequestError:${error.reason}` : errorName(error);
 }

@@ -22,7 +22,7 @@ function sameAnswer(recorded: InteractionAnswer, body: AnswerInteractionBody): b
 }
 
 /** JSON with object keys sorted, so two equal answers compare equal whatever their key order. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) =>
     inner !== null && typeof inner === 'object' && !Array.isArray(inner)
       ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))

@@ -199,6 +199,7 @@ describe('SessionManager over the test-driver sidecar', () => {
       await assert.rejects(service.postTurn('nope', { prompt: 'x' }), rejectsWith('not_found'));
       await assert.rejects(service.cancelTurn('nope', 't', {}), rejectsWith('not_found'));
       assert.throws(() => service.openSessionStream('nope', 0), rejectsWith('not_found'));
+      await assert.rejects(service.sessionLastSeq('nope'), rejectsWith('not_found'));
       await assert.rejects(service.updateTask('nope', { title: 'x' }), rejectsWith('not_found'));
       const created = await service.createSession({ cwd: work });
       await assert.rejects(service.cancelTurn(created.id, 'no-turn', {}), rejectsWith('not_found'));

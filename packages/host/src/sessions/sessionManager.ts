@@ -31,6 +31,7 @@ import {
 } from '@outrigger/host-api';
 import { type ForkSessionResult, type SidecarEvent, SidecarRequestError, type StartResult } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
+import { errorName } from '../logging/errorName.ts';
 import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import type { NewForkInit, NewSessionInit } from '../projection/projectedSessionLedger.ts';
 import { isTerminalTurn } from '../projection/sessionStatus.ts';
@@ -338,6 +339,11 @@ export class SessionManager implements HostService {
 
   // ─── streams ─────────────────────────────────────────────────────────────────────────────────
 
+  async sessionLastSeq(sessionId: string): Promise<number> {
+    if (!this.#known.has(sessionId)) throw notFound('session');
+    return this.#options.store.lastSessionSeq(sessionId);
+  }
+
   openSessionStream(sessionId: string, afterSeq: number): EventStream<SessionEvent> {
     if (!this.#known.has(sessionId)) throw notFound('session');
     return this.#options.streams.openSessionStream(sessionId, afterSeq);
@@ -484,8 +490,4 @@ function unavailable(what: string, error: unknown): HostError {
   if (error instanceof HostError) return error;
   const reason = error instanceof Error ? `: ${error.message}` : '';
   return new HostError('sidecar_unavailable', `could not ${what}${reason}`);
-}
-
-function errorName(error: unknown): string {
-  return error instanceof Error ? error.name : typeof error;
 }

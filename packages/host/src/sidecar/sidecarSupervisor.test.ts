@@ -102,6 +102,9 @@ describe('SidecarSupervisor', () => {
       );
       first.writeStderr('CLAUDE_CODE_CANCEL_DIAGNOSTIC {"stage":"cancel_received"}');
       first.writeStderr('node:internal/process: Error: out of memory');
+      supervisor.onExit(() => {
+        throw new Error('exit listener bug');
+      });
       const exited = nextExit(supervisor);
       first.die({ signal: 'SIGKILL' });
       const report = await exited;
@@ -122,6 +125,10 @@ describe('SidecarSupervisor', () => {
         ),
       );
       assert.ok(logger.records.some((record) => record.level === 'error' && record.fields.event === 'sidecar.exited'));
+      assert.ok(
+        logger.records.some((record) => record.fields.event === 'sidecar.listener_failed'),
+        'a throwing exit listener is logged; the others still get the report',
+      );
     } finally {
       await supervisor.close();
     }

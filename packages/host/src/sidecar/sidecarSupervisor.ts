@@ -1,10 +1,12 @@
 import {
   eventSessionId,
+  ListenerSet,
   type RequestOptions,
   type RequestType,
   type SidecarEvent,
   SidecarRequestError,
 } from '@outrigger/protocol';
+import { errorName } from '../logging/errorName.ts';
 import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import { subscribe } from './listeners.ts';
 import type { SidecarConnection, SpawnSidecarConnection } from './sidecarConnection.ts';
@@ -72,7 +74,12 @@ export class SidecarSupervisor {
   readonly #logger: RuntimeLogger;
   readonly #exitReportGraceMs: number;
   readonly #sessionListeners = new Set<SessionEventListener>();
-  readonly #exitListeners = new Set<(report: SidecarExitReport) => void>();
+  readonly #exitListeners = new ListenerSet<SidecarExitReport>((error) =>
+    this.#logger.error(
+      { event: 'sidecar.listener_failed', errorName: errorName(error) },
+      'a sidecar exit listener threw',
+    ),
+  );
   readonly #all = new Set<Live>();
   #current: Live | undefined;
   #starting: Promise<Live> | undefined;
@@ -134,7 +141,7 @@ export class SidecarSupervisor {
   }
 
   onExit(listener: (report: SidecarExitReport) => void): () => void {
-    return subscribe(this.#exitListeners, listener);
+    return this.#exitListeners.add(listener);
   }
 
   /** Stops the sidecar (its sessions close, its Claude Code children end) and reaps its process group. */
@@ -159,7 +166,7 @@ export class SidecarSupervisor {
       connection = await this.#spawn();
     } catch (error) {
       this.#logger.error(
-        { event: 'sidecar.spawn_failed', errorName: error instanceof Error ? error.name : typeof error },
+        { event: 'sidecar.spawn_failed', errorName: errorName(error) },
         'the sidecar could not be started',
       );
       throw new SidecarUnavailableError('spawn_failed', 'the sidecar could not be started');
@@ -231,7 +238,7 @@ export class SidecarSupervisor {
             event: 'sidecar.listener_failed',
             sessionId,
             type: event.type,
-            errorName: error instanceof Error ? error.name : typeof error,
+            errorName: errorName(error),
           },
           'a sidecar event listener threw',
         );
@@ -275,16 +282,7 @@ export class SidecarSupervisor {
         this.#forget(live);
       },
     );
-    for (const listener of this.#exitListeners) {
-      try {
-        listener(report);
-      } catch (error) {
-        this.#logger.error(
-          { event: 'sidecar.listener_failed', errorName: error instanceof Error ? error.name : typeof error },
-          'a sidecar exit listener threw',
-        );
-      }
-    }
+    this.#exitListeners.emit(report);
   }
 
   #forget(live: Live): void {

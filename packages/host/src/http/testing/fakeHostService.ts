@@ -79,6 +79,8 @@ export class FakeHostService implements HostService {
       sessions: [...this.sessionLogs.keys()].map((id) => summary(id, '/tmp')),
       lastSeq: this.hostLog.events.length,
     }));
+  sessionLastSeq: HostService['sessionLastSeq'] = (sessionId) =>
+    this.#call('sessionLastSeq', [sessionId], () => this.#log(sessionId).events.length);
   getSnapshot: HostService['getSnapshot'] = (sessionId) =>
     this.#call('getSnapshot', [sessionId], () => snapshot(sessionId, this.#log(sessionId).events.length));
   renameSession: HostService['renameSession'] = (sessionId, title) =>
