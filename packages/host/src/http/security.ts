@@ -87,9 +87,13 @@ export function securityMiddleware(options: SecurityOptions): MiddlewareHandler 
       const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1]?.trim();
       const cookie = readCookie(c.req.header('cookie'), cookieName);
       if (!tokenMatches(bearer, options.token) && !tokenMatches(cookie, options.token)) {
-        return errorResponse('unauthorized', 'a valid token is needed: open the URL `outrigger serve` printed', {
-          headers: { 'www-authenticate': 'Bearer realm="outrigger"' },
-        });
+        return errorResponse(
+          'unauthorized',
+          'a valid token is needed: open the URL that outrigger serve printed when it started',
+          {
+            headers: { 'www-authenticate': 'Bearer realm="outrigger"' },
+          },
+        );
       }
       return next();
     }

@@ -12,6 +12,7 @@ import type {
 } from '@outrigger/host-api';
 import {
   type CancelResult,
+  CLAUDE_CODE_EXITED_CODE,
   type InteractiveResult,
   type RequestOptions,
   type RequestType,
@@ -383,7 +384,7 @@ export class HostSession {
     }
     // Claude Code died under the turn: what it ran in process groups of its own (a tool) outlives it; the
     // session has no Claude Code now (the next exec starts one), so everything with its mark is left over.
-    if (event.type === 'turn_failed' && (event.payload as { code?: unknown }).code === 'claude_code_exited') {
+    if (event.type === 'turn_failed' && (event.payload as { code?: unknown }).code === CLAUDE_CODE_EXITED_CODE) {
       await this.#tools.reapOrphans();
     }
     return applied.endedTurnIds.length > 0;
