@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +9,12 @@ import { HostApiError, type HostClient, type SseFrame } from '@outrigger/host-ap
 import { type MockAnthropic, startMockAnthropic, viewMessagesRequest } from '@outrigger/mock-anthropic';
 import { createClaudeTestHome } from '@outrigger/mock-anthropic/testing';
 import { bashCall, caseScripts, text } from '../src/sessions/testing/scriptedModel.ts';
-import { assertNoProcessesLeft, killMarkedProcesses, markedProcesses } from './harness/processes.ts';
+import {
+  assertNoProcessesLeft,
+  killMarkedProcesses,
+  markedProcesses,
+  markedProcessesRunning,
+} from './harness/processes.ts';
 import { type ServeChild, spawnServe } from './harness/serveChild.ts';
 import { isDoneOf, readEventsUntil } from './harness/sseReader.ts';
 
@@ -23,17 +27,8 @@ import { isDoneOf, readEventsUntil } from './harness/sseReader.ts';
 const dataOf = <T = Record<string, unknown>>(frame: SseFrame | undefined) => frame?.data as T;
 const SLOW_TOOL = 'python3 -c "import time; time.sleep(60)"';
 
-function withCommandLine(mark: string, needle: string): number[] {
-  return markedProcesses(mark).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle);
-    } catch {
-      return false;
-    }
-  });
-}
-const slowTools = (mark: string) => withCommandLine(mark, 'time.sleep(60)');
-const sidecars = (mark: string) => withCommandLine(mark, 'claude-sdk-sidecar');
+const slowTools = (mark: string) => markedProcessesRunning(mark, 'time.sleep(60)');
+const sidecars = (mark: string) => markedProcessesRunning(mark, 'claude-sdk-sidecar');
 
 function requestsWith(mock: MockAnthropic, marker: string) {
   return mock

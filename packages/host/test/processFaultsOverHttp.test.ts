@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { pollUntil } from '@outrigger/claude-sdk-sidecar/testing';
 import type { SseFrame } from '@outrigger/host-api';
 import { bashCall, caseScripts, slowText, text } from '../src/sessions/testing/scriptedModel.ts';
-import { markedProcesses } from './harness/processes.ts';
+import { markedProcessesRunning } from './harness/processes.ts';
 import { isDoneOf, readEventsUntil, seqsOf } from './harness/sseReader.ts';
 import { startTestHost, type TestHost } from './harness/testHost.ts';
 
@@ -30,16 +29,7 @@ const dataOf = <T = Record<string, unknown>>(frame: SseFrame | undefined) => fra
 const SLOW_TOOL = 'python3 -c "import time; time.sleep(60)"';
 
 /** This host's processes whose command line contains `needle`. */
-function processesWith(needle: string | RegExp): number[] {
-  return markedProcesses(testHost.mark).filter((pid) => {
-    try {
-      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      return typeof needle === 'string' ? command.includes(needle) : needle.test(command);
-    } catch {
-      return false;
-    }
-  });
-}
+const processesWith = (needle: string | RegExp) => markedProcessesRunning(testHost.mark, needle);
 /** The Claude Code binary (not the sidecar, whose path holds claude-sdk-sidecar). */
 const claudeCode = () => processesWith(/claude-agent-sdk[^ ]*\/claude( |$)/);
 const slowTools = () => processesWith('time.sleep(60)');

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { HostApiError, HostClient, type RouteBody, type SseFrame } from '@outrigger/host-api';
 import { viewMessagesRequest } from '@outrigger/mock-anthropic';
 import { bashCall, caseScripts, slowText, text } from '../src/sessions/testing/scriptedModel.ts';
-import { markedProcesses } from './harness/processes.ts';
+import { markedProcessesRunning } from './harness/processes.ts';
 import { isDoneOf, readEventsUntil } from './harness/sseReader.ts';
 import { startTestHost, type TestHost } from './harness/testHost.ts';
 
@@ -58,13 +57,7 @@ function modelRequestsWith(marker: string) {
 }
 
 function sidecarPids(): number[] {
-  return markedProcesses(testHost.mark).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('claude-sdk-sidecar');
-    } catch {
-      return false;
-    }
-  });
+  return markedProcessesRunning(testHost.mark, 'claude-sdk-sidecar');
 }
 
 function expectStatus(status: number) {
