@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { pollUntil } from '@outrigger/claude-sdk-sidecar/testing';
 import { HostApiError, type HostClient, type SseFrame } from '@outrigger/host-api';
-import { type MockAnthropic, startMockAnthropic, viewMessagesRequest } from '@outrigger/mock-anthropic';
+import { startMockAnthropic } from '@outrigger/mock-anthropic';
 import { createClaudeTestHome } from '@outrigger/mock-anthropic/testing';
 import { bashCall, caseScripts, text } from '../src/sessions/testing/scriptedModel.ts';
 import {
@@ -15,6 +15,7 @@ import {
   markedProcesses,
   markedProcessesRunning,
 } from './harness/processes.ts';
+import { modelRequestsWith } from './harness/scenarios.ts';
 import { type ServeChild, spawnServe } from './harness/serveChild.ts';
 import { isDoneOf, readEventsUntil } from './harness/sseReader.ts';
 
@@ -29,13 +30,6 @@ const SLOW_TOOL = 'python3 -c "import time; time.sleep(60)"';
 
 const slowTools = (mark: string) => markedProcessesRunning(mark, 'time.sleep(60)');
 const sidecars = (mark: string) => markedProcessesRunning(mark, 'claude-sdk-sidecar');
-
-function requestsWith(mock: MockAnthropic, marker: string) {
-  return mock
-    .messageRequests()
-    .map((request, index) => viewMessagesRequest(request.body, index))
-    .filter((view) => JSON.stringify(view.body).includes(marker));
-}
 
 async function runTurn(client: HostClient, sessionId: string, prompt: string): Promise<string> {
   const { lastSeq } = await client.call('getSession', { params: { id: sessionId } });
@@ -143,8 +137,8 @@ test('host SIGKILLed mid-turn and restarted: nothing committed lost, turn interr
     // The session continues from Claude's transcript.
     const recallPrompt = cases.prompt('which bird?', { prompt: text('KESTREL.') });
     await runTurn(client, working, recallPrompt);
-    const [request] = requestsWith(mock, recallPrompt);
-    assert.ok(JSON.stringify(request?.body).includes('remember the bird KESTREL'), 'resumed with its history');
+    const [request] = modelRequestsWith(mock, recallPrompt);
+    assert.ok(request?.includes('remember the bird KESTREL'), 'resumed with its history');
 
     assert.equal(await host.stop('SIGTERM'), 0);
     host = undefined;

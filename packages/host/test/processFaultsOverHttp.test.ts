@@ -4,6 +4,7 @@ import { pollUntil } from '@outrigger/claude-sdk-sidecar/testing';
 import type { SseFrame } from '@outrigger/host-api';
 import { bashCall, caseScripts, slowText, text } from '../src/sessions/testing/scriptedModel.ts';
 import { markedProcessesRunning } from './harness/processes.ts';
+import { modelRequestsWith } from './harness/scenarios.ts';
 import { isDoneOf, readEventsUntil, seqsOf } from './harness/sseReader.ts';
 import { startTestHost, type TestHost } from './harness/testHost.ts';
 
@@ -78,10 +79,7 @@ async function assertResumes(sessionId: string, marker: string): Promise<void> {
   const { turnId } = await testHost.client.call('postTurn', { params: { id: sessionId }, body: { prompt } });
   const frames = await readEventsUntil(testHost.client, sessionId, isDoneOf(turnId), { lastEventId: from });
   assert.equal(dataOf<{ outcome: string }>(frames.at(-1)).outcome, 'completed');
-  const request = testHost.mock
-    .messageRequests()
-    .map((entry) => JSON.stringify(entry.body))
-    .find((body) => body.includes(prompt));
+  const [request] = modelRequestsWith(testHost.mock, prompt);
   assert.ok(request?.includes(marker), 'the new Claude Code has the history from before the kill');
 }
 

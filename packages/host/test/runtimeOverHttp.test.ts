@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { HostApiError, HostClient, type RouteBody, type SseFrame } from '@outrigger/host-api';
-import { viewMessagesRequest } from '@outrigger/mock-anthropic';
 import { bashCall, caseScripts, slowText, text } from '../src/sessions/testing/scriptedModel.ts';
 import { markedProcessesRunning } from './harness/processes.ts';
+import { modelRequestsWith } from './harness/scenarios.ts';
 import { isDoneOf, readEventsUntil } from './harness/sseReader.ts';
 import { startTestHost, type TestHost } from './harness/testHost.ts';
 
@@ -46,14 +46,6 @@ async function lastSeq(sessionId: string): Promise<number> {
 
 async function post(sessionId: string, body: RouteBody<'postTurn'>) {
   return testHost.client.call('postTurn', { params: { id: sessionId }, body });
-}
-
-/** The requests the model got whose last user text carries `marker`. */
-function modelRequestsWith(marker: string) {
-  return testHost.mock
-    .messageRequests()
-    .map((request, index) => viewMessagesRequest(request.body, index))
-    .filter((view) => JSON.stringify(view.body).includes(marker));
 }
 
 function sidecarPids(): number[] {
@@ -113,7 +105,7 @@ test('a prompt sent while a turn runs is queued (snapshot + queue event) and run
       finals.some(([turnId, answer]) => turnId === first.turnId && answer === 'Steered answer.'),
       'the steer was answered inside the running turn',
     );
-    assert.equal(modelRequestsWith(steerPrompt).length > 0, true, 'the model got the steer');
+    assert.equal(modelRequestsWith(testHost.mock, steerPrompt).length > 0, true, 'the model got the steer');
 
     const page = await testHost.client.call('listMessages', { params: { id: sessionId } });
     const steerRow = page.messages.find((message) => message.clientMessageId === 'steer-1');
@@ -143,7 +135,7 @@ test('a retried POST with the same clientMessageId starts one turn', async () =>
     const page = await testHost.client.call('listMessages', { params: { id: sessionId } });
     assert.equal(page.messages.filter((message) => message.role === 'user').length, 1);
     assert.equal(page.turns.length, 1);
-    assert.equal(modelRequestsWith(prompt).length, 1, 'the model was asked once');
+    assert.equal(modelRequestsWith(testHost.mock, prompt).length, 1, 'the model was asked once');
   } finally {
     await closeSession(sessionId);
   }
@@ -309,11 +301,8 @@ test('the sidecar killed mid-turn ends the turn at once; the next prompt resumes
     const after = await readEventsUntil(testHost.client, sessionId, isDoneOf(recall.turnId), { lastEventId: from });
     assert.equal(dataOf<{ outcome: string }>(after.at(-1)).outcome, 'completed');
     assert.notDeepEqual(sidecarPids(), [pid], 'a new sidecar runs it');
-    const [request] = modelRequestsWith(recallPrompt);
-    assert.ok(
-      JSON.stringify(request?.body).includes('remember the word PELICAN'),
-      'the resumed session still has the first turn',
-    );
+    const [request] = modelRequestsWith(testHost.mock, recallPrompt);
+    assert.ok(request?.includes('remember the word PELICAN'), 'the resumed session still has the first turn');
   } finally {
     await closeSession(sessionId);
   }
@@ -364,8 +353,8 @@ test('fork at the first turn: a new session with the transcript up to it, which 
     const next = await post(forkId, { prompt: nextPrompt });
     const frames = await readEventsUntil(testHost.client, forkId, isDoneOf(next.turnId), { lastEventId: from });
     assert.equal(dataOf<{ outcome: string }>(frames.at(-1)).outcome, 'completed');
-    const [request] = modelRequestsWith(nextPrompt);
-    const seen = JSON.stringify(request?.body);
+    const [seen] = modelRequestsWith(testHost.mock, nextPrompt);
+    assert.ok(seen !== undefined, 'the model was asked');
     assert.ok(seen.includes('first: ALPHA'), 'the fork has the first turn');
     assert.ok(!seen.includes('second: BRAVO'), 'and not the second');
 

@@ -5,6 +5,7 @@ import { HostApiError, type SseFrame } from '@outrigger/host-api';
 import { hostServiceFactory } from '../src/hostCore.ts';
 import { caseScripts, text } from '../src/sessions/testing/scriptedModel.ts';
 import { FaultInjectingStore } from '../src/store/faultInjectingStore.ts';
+import { modelRequestsWith } from './harness/scenarios.ts';
 import { isDoneOf, readEventsUntil, seqsOf } from './harness/sseReader.ts';
 import { startTestHost, type TestHost } from './harness/testHost.ts';
 
@@ -75,11 +76,7 @@ test('a prompt the store refuses: 503 store_unavailable, no turn or message kept
   assert.equal(snapshot.openTurn, null);
   assert.equal(snapshot.session.status, 'idle');
   await assertReadsWork(sessionId);
-  assert.equal(
-    testHost.mock.messageRequests().filter((request) => JSON.stringify(request.body).includes(prompt)).length,
-    0,
-    'the model was never asked',
-  );
+  assert.equal(modelRequestsWith(testHost.mock, prompt).length, 0, 'the model was never asked');
 
   const from = await lastSeq(sessionId);
   const retried = await testHost.client.call('postTurn', {
@@ -111,11 +108,7 @@ test('a prompt whose commit the store kept without confirming it runs once; a re
   assert.equal(dataOf<{ outcome: string }>(frames.at(-1)).outcome, 'completed');
   const page = await testHost.client.call('listMessages', { params: { id: sessionId } });
   assert.equal(page.turns.length, 1, 'one turn for the one clientMessageId');
-  assert.equal(
-    testHost.mock.messageRequests().filter((request) => JSON.stringify(request.body).includes(prompt)).length,
-    1,
-    'the model was asked once',
-  );
+  assert.equal(modelRequestsWith(testHost.mock, prompt).length, 1, 'the model was asked once');
   assert.ok((await testHost.logRecords()).some((record) => record.event === 'session.commit_unconfirmed'));
 });
 
