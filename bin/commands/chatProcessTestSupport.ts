@@ -65,7 +65,7 @@ export function spawnChat(home: string, env: Record<string, string>): ChatProces
 }
 
 /** Fails unless every one of `pids` is gone; an orphan exiting right now is reaped by init a moment later. */
-export async function assertAllGone(pids: readonly number[]): Promise<void> {
+async function assertAllGone(pids: readonly number[]): Promise<void> {
   const deadline = Date.now() + 5_000;
   while (pids.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   assert.deepEqual(pids.filter(isAlive), [], 'processes left behind');

@@ -33,7 +33,7 @@ export const DEMO_KEYWORDS: readonly (readonly [keyword: string, effect: string]
 ];
 
 /** Why the real model was chosen, in a few words. */
-export function credentialReason(credential: ModelCredential): string {
+function credentialReason(credential: ModelCredential): string {
   switch (credential.source) {
     case 'environment':
       return `${credential.variable} is set in the environment`;

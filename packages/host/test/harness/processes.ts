@@ -15,7 +15,7 @@ export function markedProcesses(mark: string): number[] {
 }
 
 /** The command line of `pid`, its arguments joined by spaces; '' once the process is gone. */
-export function commandLineOf(pid: number): string {
+function commandLineOf(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
   } catch {
