@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pollUntil } from '@outrigger/claude-sdk-sidecar/testing';
-import { HostApiError, type HostClient, type SseFrame } from '@outrigger/host-api';
+import { HostApiError, type SseFrame } from '@outrigger/host-api';
 import { startMockAnthropic } from '@outrigger/mock-anthropic';
 import { createClaudeTestHome } from '@outrigger/mock-anthropic/testing';
 import { bashCall, caseScripts, text } from '../src/sessions/testing/scriptedModel.ts';
@@ -17,7 +17,7 @@ import {
 } from './harness/processes.ts';
 import { modelRequestsWith } from './harness/scenarios.ts';
 import { type ServeChild, spawnServe } from './harness/serveChild.ts';
-import { isDoneOf, readEventsUntil } from './harness/sseReader.ts';
+import { isDoneOf, readEventsUntil, runTurnToDone } from './harness/sseReader.ts';
 
 /*
  * `outrigger serve` killed with SIGKILL in the middle of a turn (and of an approval), then started again
@@ -30,13 +30,6 @@ const SLOW_TOOL = 'python3 -c "import time; time.sleep(60)"';
 
 const slowTools = (mark: string) => markedProcessesRunning(mark, 'time.sleep(60)');
 const sidecars = (mark: string) => markedProcessesRunning(mark, 'claude-sdk-sidecar');
-
-async function runTurn(client: HostClient, sessionId: string, prompt: string): Promise<string> {
-  const { lastSeq } = await client.call('getSession', { params: { id: sessionId } });
-  const { turnId } = await client.call('postTurn', { params: { id: sessionId }, body: { prompt } });
-  await readEventsUntil(client, sessionId, isDoneOf(turnId), { lastEventId: lastSeq });
-  return turnId;
-}
 
 test('host SIGKILLed mid-turn and restarted: nothing committed lost, turn interrupted, session continues', async () => {
   const cases = caseScripts();
@@ -51,7 +44,7 @@ test('host SIGKILLed mid-turn and restarted: nothing committed lost, turn interr
     const working = (await host.client.call('createSession', { body: { cwd: home.cwd, title: 'working' } })).id;
     const asking = (await host.client.call('createSession', { body: { cwd: home.cwd, title: 'asking' } })).id;
     const rememberPrompt = cases.prompt('remember the bird KESTREL', { prompt: text('Remembered KESTREL.') });
-    const remembered = await runTurn(host.client, working, rememberPrompt);
+    const remembered = (await runTurnToDone(host.client, working, rememberPrompt)).turnId;
 
     // One turn runs a long tool, another waits for an approval, when the host is killed.
     const { turnId: cut } = await host.client.call('postTurn', {
@@ -136,7 +129,7 @@ test('host SIGKILLed mid-turn and restarted: nothing committed lost, turn interr
 
     // The session continues from Claude's transcript.
     const recallPrompt = cases.prompt('which bird?', { prompt: text('KESTREL.') });
-    await runTurn(client, working, recallPrompt);
+    await runTurnToDone(client, working, recallPrompt);
     const [request] = modelRequestsWith(mock, recallPrompt);
     assert.ok(request?.includes('remember the bird KESTREL'), 'resumed with its history');
 

@@ -4,7 +4,7 @@ import { HostApiError, HostClient, type RouteBody, type SseFrame } from '@outrig
 import { bashCall, caseScripts, slowText, text } from '../src/sessions/testing/scriptedModel.ts';
 import { markedProcessesRunning } from './harness/processes.ts';
 import { modelRequestsWith } from './harness/scenarios.ts';
-import { isDoneOf, readEventsUntil } from './harness/sseReader.ts';
+import { isDoneOf, lastSeqOf, readEventsUntil } from './harness/sseReader.ts';
 import { startTestHost, type TestHost } from './harness/testHost.ts';
 
 /*
@@ -40,10 +40,6 @@ async function closeSession(sessionId: string): Promise<void> {
   await testHost.client.call('closeSession', { params: { id: sessionId } });
 }
 
-async function lastSeq(sessionId: string): Promise<number> {
-  return (await testHost.client.call('getSession', { params: { id: sessionId } })).lastSeq;
-}
-
 async function post(sessionId: string, body: RouteBody<'postTurn'>) {
   return testHost.client.call('postTurn', { params: { id: sessionId }, body });
 }
@@ -59,7 +55,7 @@ function expectStatus(status: number) {
 test('a prompt sent while a turn runs is queued (snapshot + queue event) and runs after it; a steer goes into it', async () => {
   const sessionId = await newSession('queue and steer');
   try {
-    const from = await lastSeq(sessionId);
+    const from = await lastSeqOf(testHost.client, sessionId);
     const first = await post(sessionId, { prompt: cases.prompt('a long answer', { prompt: slowText(30) }) });
     await readEventsUntil(testHost.client, sessionId, (frame) => frame.event === 'text', { lastEventId: from });
 
@@ -122,7 +118,7 @@ test('a retried POST with the same clientMessageId starts one turn', async () =>
   const sessionId = await newSession('retry');
   try {
     const prompt = cases.prompt('only once please', { prompt: text('Once.') });
-    const from = await lastSeq(sessionId);
+    const from = await lastSeqOf(testHost.client, sessionId);
     const answers = await Promise.all([
       post(sessionId, { prompt, clientMessageId: 'retry-1' }),
       post(sessionId, { prompt, clientMessageId: 'retry-1' }),
@@ -145,7 +141,7 @@ test('cancel mid-stream: provider_active after the acceptance is durable, one do
   const sessionId = await newSession('cancel');
   try {
     for (let round = 0; round < 5; round += 1) {
-      const from = await lastSeq(sessionId);
+      const from = await lastSeqOf(testHost.client, sessionId);
       const { turnId } = await post(sessionId, { prompt: cases.prompt(`stream ${round}`, { prompt: slowText(80) }) });
       await readEventsUntil(testHost.client, sessionId, (frame) => frame.event === 'text', { lastEventId: from });
       const started = performance.now();
@@ -177,7 +173,7 @@ test('cancel mid-stream: provider_active after the acceptance is durable, one do
       assert.equal(row?.status, 'interrupted');
     }
     // The session goes on after the cancels.
-    const from = await lastSeq(sessionId);
+    const from = await lastSeqOf(testHost.client, sessionId);
     const { turnId } = await post(sessionId, { prompt: cases.prompt('still there?', { prompt: text('Yes.') }) });
     const frames = await readEventsUntil(testHost.client, sessionId, isDoneOf(turnId), { lastEventId: from });
     assert.equal(dataOf<{ outcome: string }>(frames.at(-1)).outcome, 'completed');
@@ -195,7 +191,7 @@ test('cancel mid-stream: provider_active after the acceptance is durable, one do
 test('an approval: seen pending by a second client that connects later, answered twice (replayed) and differently (409)', async () => {
   const sessionId = await newSession('approval');
   try {
-    const from = await lastSeq(sessionId);
+    const from = await lastSeqOf(testHost.client, sessionId);
     const { turnId } = await post(sessionId, {
       prompt: cases.prompt('make a file', {
         prompt: bashCall('touch approved-by-host.txt'),
@@ -271,12 +267,12 @@ test('an approval: seen pending by a second client that connects later, answered
 test('the sidecar killed mid-turn ends the turn at once; the next prompt resumes the session on a new one', async () => {
   const sessionId = await newSession('sidecar dies');
   try {
-    let from = await lastSeq(sessionId);
+    let from = await lastSeqOf(testHost.client, sessionId);
     const rememberPrompt = cases.prompt('remember the word PELICAN', { prompt: text('Remembered.') });
     const remember = await post(sessionId, { prompt: rememberPrompt });
     await readEventsUntil(testHost.client, sessionId, isDoneOf(remember.turnId), { lastEventId: from });
 
-    from = await lastSeq(sessionId);
+    from = await lastSeqOf(testHost.client, sessionId);
     const { turnId } = await post(sessionId, { prompt: cases.prompt('stream and die', { prompt: slowText(80) }) });
     await readEventsUntil(testHost.client, sessionId, (frame) => frame.event === 'text', { lastEventId: from });
     const [pid] = sidecarPids();
@@ -295,7 +291,7 @@ test('the sidecar killed mid-turn ends the turn at once; the next prompt resumes
     assert.equal(frames.filter((frame) => frame.event === 'done').length, 1);
     console.log(`sidecar SIGKILL → the turn's done on the stream: ${Math.round(endedAfterMs)} ms`);
 
-    from = await lastSeq(sessionId);
+    from = await lastSeqOf(testHost.client, sessionId);
     const recallPrompt = cases.prompt('which word?', { prompt: text('PELICAN.') });
     const recall = await post(sessionId, { prompt: recallPrompt });
     const after = await readEventsUntil(testHost.client, sessionId, isDoneOf(recall.turnId), { lastEventId: from });
@@ -312,10 +308,10 @@ test('fork at the first turn: a new session with the transcript up to it, which 
   const sessionId = await newSession('fork source');
   let forkId: string | undefined;
   try {
-    let from = await lastSeq(sessionId);
+    let from = await lastSeqOf(testHost.client, sessionId);
     const one = await post(sessionId, { prompt: cases.prompt('first: ALPHA', { prompt: text('Noted ALPHA.') }) });
     await readEventsUntil(testHost.client, sessionId, isDoneOf(one.turnId), { lastEventId: from });
-    from = await lastSeq(sessionId);
+    from = await lastSeqOf(testHost.client, sessionId);
     const two = await post(sessionId, { prompt: cases.prompt('second: BRAVO', { prompt: text('Noted BRAVO.') }) });
     await readEventsUntil(testHost.client, sessionId, isDoneOf(two.turnId), { lastEventId: from });
     await closeSession(sessionId);
@@ -348,7 +344,7 @@ test('fork at the first turn: a new session with the transcript up to it, which 
     const tasks = await testHost.client.call('listTasks', { query: { session_id: forkId } });
     assert.deepEqual(tasks.tasks, []);
 
-    from = await lastSeq(forkId);
+    from = await lastSeqOf(testHost.client, forkId);
     const nextPrompt = cases.prompt('what came first?', { prompt: text('ALPHA came first.') });
     const next = await post(forkId, { prompt: nextPrompt });
     const frames = await readEventsUntil(testHost.client, forkId, isDoneOf(next.turnId), { lastEventId: from });

@@ -6,7 +6,7 @@ import { hostServiceFactory } from '../src/hostCore.ts';
 import { caseScripts, text } from '../src/sessions/testing/scriptedModel.ts';
 import { FaultInjectingStore } from '../src/store/faultInjectingStore.ts';
 import { modelRequestsWith } from './harness/scenarios.ts';
-import { isDoneOf, readEventsUntil, seqsOf } from './harness/sseReader.ts';
+import { isDoneOf, lastSeqOf, readEventsUntil, seqsOf } from './harness/sseReader.ts';
 import { startTestHost, type TestHost } from './harness/testHost.ts';
 
 /*
@@ -43,10 +43,6 @@ async function newSession(title: string): Promise<string> {
   return (await testHost.client.call('createSession', { body: { cwd: testHost.cwd, title } })).id;
 }
 
-async function lastSeq(sessionId: string): Promise<number> {
-  return (await testHost.client.call('getSession', { params: { id: sessionId } })).lastSeq;
-}
-
 /** Every read route of a session answers. */
 async function assertReadsWork(sessionId: string): Promise<void> {
   const { client } = testHost;
@@ -78,7 +74,7 @@ test('a prompt the store refuses: 503 store_unavailable, no turn or message kept
   await assertReadsWork(sessionId);
   assert.equal(modelRequestsWith(testHost.mock, prompt).length, 0, 'the model was never asked');
 
-  const from = await lastSeq(sessionId);
+  const from = await lastSeqOf(testHost.client, sessionId);
   const retried = await testHost.client.call('postTurn', {
     params: { id: sessionId },
     body: { prompt, clientMessageId: 'refused-1' },
@@ -91,7 +87,7 @@ test('a prompt the store refuses: 503 store_unavailable, no turn or message kept
 test('a prompt whose commit the store kept without confirming it runs once; a retry is a replay', async () => {
   const sessionId = await newSession('lost ack');
   const prompt = cases.prompt('kept but unconfirmed', { prompt: text('Answered once.') });
-  const from = await lastSeq(sessionId);
+  const from = await lastSeqOf(testHost.client, sessionId);
   store.failWrite(1, 'lose_ack');
   const first = await testHost.client.call('postTurn', {
     params: { id: sessionId },
@@ -114,7 +110,7 @@ test('a prompt whose commit the store kept without confirming it runs once; a re
 
 test('the store refusing every write while a turn streams and ends: one done after it heals, nothing streamed lost', async () => {
   const sessionId = await newSession('store down mid-turn');
-  const from = await lastSeq(sessionId);
+  const from = await lastSeqOf(testHost.client, sessionId);
   // Two chunks 1.5 s apart: the outage begins once the first is stored, so the second, the final text and
   // the turn's end all come from the sidecar while the store refuses writes.
   const answer = 'first half, then the second half of the answer.';
@@ -167,7 +163,7 @@ test('the store refusing every write while a turn streams and ends: one done aft
   const replay = await readEventsUntil(testHost.client, sessionId, isDoneOf(turnId), { lastEventId: from });
   assert.deepEqual(replay, frames);
 
-  const after = await lastSeq(sessionId);
+  const after = await lastSeqOf(testHost.client, sessionId);
   const next = await testHost.client.call('postTurn', {
     params: { id: sessionId },
     body: { prompt: cases.prompt('and after the outage?', { prompt: text('Still here.') }) },
