@@ -5,8 +5,7 @@ import { spawnServe } from '../packages/host/test/harness/serveChild.ts';
 import type { BenchModel } from './benchModel.ts';
 import { type Figure, measuredFigure } from './figure.ts';
 import { doneOf, SessionStream } from './sessionStream.ts';
-import { spreadOf } from './spread.ts';
-import { median, rounded } from './stats.ts';
+import { median, rounded, spreadOf } from './stats.ts';
 
 const SESSIONS = 4;
 

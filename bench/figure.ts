@@ -32,7 +32,14 @@ export function meets(value: number, target: Target): boolean {
   }
 }
 
+/**
+ * A measured figure; one whose value is not a finite number (a median or a ratio of no samples) measured
+ * nothing, and is reported as skipped with its details, never as a number or a missed target.
+ */
 export function measuredFigure(fields: Omit<Figure, 'met' | 'skipped'> & { value: number }): Figure {
+  if (!Number.isFinite(fields.value)) {
+    return { ...fields, value: null, met: null, skipped: `measured nothing (the value came out ${fields.value})` };
+  }
   return { ...fields, met: fields.target === null ? null : meets(fields.value, fields.target) };
 }
 

@@ -9,8 +9,7 @@ import { type Figure, measuredFigure } from './figure.ts';
 import { doneOf, firstTextOf, SessionStream } from './sessionStream.ts';
 import { sidecarFirstQueryOptions } from './sidecarQueryOptions.ts';
 import { nextEvent, turnTerminal } from './sidecarTurns.ts';
-import { spreadOf } from './spread.ts';
-import { median, rounded } from './stats.ts';
+import { median, rounded, spreadOf } from './stats.ts';
 
 const TIMEOUT_MS = 60_000;
 

@@ -4,8 +4,7 @@ import { spawnServe } from '../packages/host/test/harness/serveChild.ts';
 import { type BenchModel, SLOW_PROMPT } from './benchModel.ts';
 import { type Figure, measuredFigure } from './figure.ts';
 import { doneOf, firstTextOf, SessionStream } from './sessionStream.ts';
-import { spreadOf } from './spread.ts';
-import { percentile, rounded } from './stats.ts';
+import { percentile, rounded, spreadOf } from './stats.ts';
 
 /**
  * Cancel through the host: `outrigger serve` as a child, one session on real Claude Code; a slowly

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assertNoProcessesLeft, killMarkedProcesses } from '../packages/host/test/harness/processes.ts';
-import { spawnServe } from '../packages/host/test/harness/serveChild.ts';
+import { spawnServe, testDriverServeEnv } from '../packages/host/test/harness/serveChild.ts';
 import { isDoneOf, readEventsUntil } from '../packages/host/test/harness/sseReader.ts';
 import { type Figure, measuredFigure } from './figure.ts';
 import { childPids, megabytes, residentKilobytes } from './processMemory.ts';
@@ -26,14 +26,7 @@ export async function measureHostMemory(): Promise<Figure[]> {
   await mkdir(work);
   const host = await spawnServe({
     args: ['--port', '0', '--data-dir', join(root, 'data')],
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: root,
-      // A credential variable keeps the CLI off the demo model; the test driver never calls it.
-      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
-      TUTTI_CLAUDE_SDK_SIDECAR_TEST_DRIVER: '1',
-      OUTRIGGER_LOG_LEVEL: 'warn',
-    },
+    env: testDriverServeEnv(root, { OUTRIGGER_LOG_LEVEL: 'warn' }),
     mark,
   });
   try {

@@ -61,7 +61,11 @@ export async function measureSoakMemory(seconds: number, seed: number): Promise<
   return measuredFigure({
     id: 'soak_host_rss_growth_mb',
     title: `host RSS growth over a ${seconds} s soak (3 real + 6 test-driver sessions)`,
-    value: first === undefined || last === undefined ? 0 : rounded(last.realHostMb - first.realHostMb, 1),
+    // Growth needs two samples; fewer (every read failed) is no figure, never a growth of 0.
+    value:
+      first === undefined || last === undefined || settled.length < 2
+        ? Number.NaN
+        : rounded(last.realHostMb - first.realHostMb, 1),
     unit: 'MB',
     target: null,
     details: {

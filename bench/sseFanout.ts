@@ -157,13 +157,18 @@ async function run(
   await publisher.drain();
   const { received, endReasons } = await results;
   await worker.terminate();
-  const lastAt = Math.max(...received.map((times) => times[expected] ?? 0));
-  const latencies: number[] = [];
-  for (const times of received)
-    for (let seq = 1; seq <= expected; seq += 1) latencies.push(times[seq]! - offeredAt[seq]!);
   hub.shutdown();
   await server.close(100);
   await store.close();
+  // A seq a client never got reads as 0 (its array's default): its latency would be negative and the
+  // throughput counted over fewer events. A cut client is a failed run, not a figure.
+  const cut = endReasons.filter((reason) => reason !== 'complete');
+  if (cut.length > 0)
+    throw new Error(`${cut.length} of ${CLIENTS} SSE clients did not get all ${expected} events: ${cut.join('; ')}`);
+  const lastAt = Math.max(...received.map((times) => times[expected] as number));
+  const latencies: number[] = [];
+  for (const times of received)
+    for (let seq = 1; seq <= expected; seq += 1) latencies.push(times[seq]! - offeredAt[seq]!);
   return {
     events: expected,
     seconds: rounded((lastAt - startedAt) / 1000),
@@ -173,7 +178,6 @@ async function run(
     maxMs: rounded(percentile(latencies, 100)),
     /** Offered → taken from the hub by the SSE route (and written to the socket), all clients. */
     hostP99Ms: rounded(percentile([...handedOut.subarray(0, handed)], 99)),
-    incomplete: endReasons.filter((reason) => reason !== 'complete').length,
   };
 }
 

@@ -22,16 +22,40 @@ export function rounded(value: number, decimals = 3): number {
   return Math.round(value * scale) / scale;
 }
 
+/** How a set of samples spreads: the run count, the median, the quartiles and the extremes. */
+export interface Spread {
+  n: number;
+  median: number;
+  p25: number;
+  p75: number;
+  p95: number;
+  min: number;
+  max: number;
+}
+
+export function spreadOf(samples: readonly number[], decimals = 1): Spread {
+  return {
+    n: samples.length,
+    median: rounded(median(samples), decimals),
+    p25: rounded(percentile(samples, 25), decimals),
+    p75: rounded(percentile(samples, 75), decimals),
+    p95: rounded(percentile(samples, 95), decimals),
+    min: rounded(percentile(samples, 0), decimals),
+    max: rounded(percentile(samples, 100), decimals),
+  };
+}
+
 /** A median with the spread around it: how many samples, the lowest, the highest and every one, rounded. */
 export function spread(
   samples: readonly number[],
   decimals = 1,
 ): { runs: number; median: number; min: number; max: number; samples: number[] } {
+  const around = spreadOf(samples, decimals);
   return {
-    runs: samples.length,
-    median: rounded(median(samples), decimals),
-    min: rounded(Math.min(...samples), decimals),
-    max: rounded(Math.max(...samples), decimals),
+    runs: around.n,
+    median: around.median,
+    min: around.min,
+    max: around.max,
     samples: samples.map((sample) => rounded(sample, decimals)),
   };
 }

@@ -59,7 +59,7 @@ export async function runChatCommand(argv: string[]): Promise<void> {
 }
 
 /** Why `path` cannot be a session's working directory, or undefined when it can. */
-export async function directoryProblem(path: string): Promise<string | undefined> {
+async function directoryProblem(path: string): Promise<string | undefined> {
   try {
     return (await stat(path)).isDirectory() ? undefined : 'not a directory';
   } catch (error) {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isAlive } from '@outrigger/claude-sdk-sidecar/testing';
 
@@ -21,8 +23,49 @@ export function demoChatEnv(home: string): Record<string, string> {
   return env;
 }
 
+/** `outrigger chat` as a child process, its output collected as it comes. */
+export interface ChatProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly exited: Promise<unknown[]>;
+  stdout(): string;
+  stderr(): string;
+  /** Waits until the chat says its session is ready (60 s at most); fails with its output if it exits first. */
+  untilReady(): Promise<void>;
+}
+
+/** Runs `node bin/outrigger.ts chat --data-dir HOME/data` with exactly `env`. */
+export function spawnChat(home: string, env: Record<string, string>): ChatProcess {
+  const child = spawn(process.execPath, [OUTRIGGER, 'chat', '--data-dir', join(home, 'data')], {
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const exited = once(child, 'exit');
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  return {
+    child,
+    exited,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    untilReady: async () => {
+      const deadline = Date.now() + 60_000;
+      while (!stdout.includes('is ready in')) {
+        assert.ok(child.exitCode === null, `chat exited before the session was ready:\n${stdout}\n${stderr}`);
+        assert.ok(Date.now() < deadline, `the session was not ready within 60 s:\n${stdout}\n${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  };
+}
+
 /** Fails unless every one of `pids` is gone; an orphan exiting right now is reaped by init a moment later. */
-export async function assertAllGone(pids: readonly number[]): Promise<void> {
+async function assertAllGone(pids: readonly number[]): Promise<void> {
   const deadline = Date.now() + 5_000;
   while (pids.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   assert.deepEqual(pids.filter(isAlive), [], 'processes left behind');

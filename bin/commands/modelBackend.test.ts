@@ -26,6 +26,7 @@ test('with a credential the sidecar gets the environment unchanged, no server ru
       'Model: Claude, with your Claude Code configuration (ANTHROPIC_API_KEY is set in the environment).',
     );
     assert.doesNotMatch(backend.headline, /sk-user/);
+    assert.equal(backend.reason, 'A Claude credential was found: ANTHROPIC_API_KEY is set in the environment.');
     await backend.close();
     await assert.rejects(stat(join(dir, 'data')), 'nothing is created for the real model');
   }));
@@ -37,6 +38,7 @@ test('a Claude login or a settings-file credential chooses Claude too, and says 
     assert.equal(login.kind, 'anthropic');
     assert.match(login.headline, /\(you are logged in to Claude \(.*\.credentials\.json\)\)\.$/);
     assert.doesNotMatch(login.headline, /secret/);
+    assert.match(login.reason, /^A Claude credential was found: you are logged in to Claude/);
 
     const project = join(dir, 'project');
     await mkdir(join(project, '.claude'), { recursive: true });
@@ -51,6 +53,7 @@ test('a Claude login or a settings-file credential chooses Claude too, and says 
     });
     assert.equal(settings.kind, 'anthropic');
     assert.match(settings.headline, /ANTHROPIC_BASE_URL is set in Claude's settings files/);
+    assert.match(settings.reason, /ANTHROPIC_BASE_URL is set in Claude's settings files\.$/);
   }));
 
 test('without any credential the demo model serves on loopback and Claude Code is kept under the data dir', () =>
@@ -64,6 +67,7 @@ test('without any credential the demo model serves on loopback and Claude Code i
     try {
       assert.equal(backend.kind, 'demo');
       assert.match(backend.headline, /DEMO MODEL — offline scripted answers: no Claude credential was found/);
+      assert.match(backend.reason, /no Anthropic credential was found/i);
       assert.match(
         backend.notice[0] ?? '',
         /ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, CLAUDE_CODE_OAUTH_TOKEN/,

@@ -14,6 +14,8 @@ export interface ModelBackend {
   readonly sidecarEnv: Record<string, string | undefined>;
   /** Says which model answers and why; for the demo it must not be missed. */
   readonly headline: string;
+  /** Why this model answers, in one sentence (the host's `info.modelBackendReason`). */
+  readonly reason: string;
   /** Further lines to show before the first prompt. */
   readonly notice: readonly string[];
   close(): Promise<void>;
@@ -31,7 +33,7 @@ export const DEMO_KEYWORDS: readonly (readonly [keyword: string, effect: string]
 ];
 
 /** Why the real model was chosen, in a few words. */
-export function credentialReason(credential: ModelCredential): string {
+function credentialReason(credential: ModelCredential): string {
   switch (credential.source) {
     case 'environment':
       return `${credential.variable} is set in the environment`;
@@ -61,6 +63,7 @@ export async function openModelBackend(options: {
       kind: 'anthropic',
       sidecarEnv: { ...processEnv },
       headline: `Model: Claude, with your Claude Code configuration (${credentialReason(credential)}).`,
+      reason: `A Claude credential was found: ${credentialReason(credential)}.`,
       notice: [],
       close: async () => undefined,
     };
@@ -86,6 +89,7 @@ export async function openModelBackend(options: {
       CLAUDE_CODE_ENABLE_TASKS: '0',
     },
     headline: '*** DEMO MODEL — offline scripted answers: no Claude credential was found ***',
+    reason: 'No Anthropic credential was found, so the offline demo model answers.',
     notice: [
       `Looked for ${MODEL_CREDENTIAL_VARIABLES.join(', ')}`,
       "(in the environment and Claude's settings files) and a Claude login; set one or log in for Claude.",

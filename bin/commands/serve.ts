@@ -50,12 +50,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
       host = await startHost({
         ...options,
         sidecarEnv: backend.sidecarEnv,
-        modelBackend: {
-          kind: backend.kind,
-          reason: demo
-            ? 'No Anthropic credential was found, so the offline demo model answers.'
-            : 'An Anthropic credential was found in the environment.',
-        },
+        modelBackend: { kind: backend.kind, reason: backend.reason },
       });
     } catch (error) {
       const hint = error instanceof PortInUseError ? ' (pass --port N, or --port 0 for any free port)' : '';

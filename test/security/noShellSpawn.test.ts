@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,7 +12,7 @@ import {
   assertCleanExit,
   cleanUpChatProcess,
   demoChatEnv,
-  OUTRIGGER,
+  spawnChat,
 } from '../../bin/commands/chatProcessTestSupport.ts';
 import { assertNoProcessesLeft, killMarkedProcesses } from '../../packages/host/test/harness/processes.ts';
 import { spawnServe } from '../../packages/host/test/harness/serveChild.ts';
@@ -222,30 +220,20 @@ describe('no child is spawned through a shell', () => {
   test('at run time: outrigger chat spawns the sidecar, and the sidecar Claude Code, without a shell', async () => {
     const home = await mkdtemp(join(tmpdir(), 'outrigger-no-shell-chat-'));
     const record = join(home, 'spawns.ndjson');
-    const child = spawn(process.execPath, [OUTRIGGER, 'chat', '--data-dir', join(home, 'data')], {
-      env: { ...demoChatEnv(home), NODE_OPTIONS: `--import=${PRELOAD}`, [SPAWN_RECORD_ENV]: record },
-      stdio: ['pipe', 'pipe', 'pipe'],
+    const chat = spawnChat(home, {
+      ...demoChatEnv(home),
+      NODE_OPTIONS: `--import=${PRELOAD}`,
+      [SPAWN_RECORD_ENV]: record,
     });
-    const exited = once(child, 'exit');
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-    });
+    const { child, exited } = chat;
     let processes: number[] = [];
     let spawns: SpawnRecord[] = [];
     try {
       child.stdin.end('hello there\n');
-      const deadline = Date.now() + 60_000;
-      while (!output.includes('is ready in')) {
-        assert.ok(child.exitCode === null && Date.now() < deadline, `the chat was not ready:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await chat.untilReady();
       processes = descendants(child.pid ?? -1);
-      await assertCleanExit(child, exited, processes, () => output);
-      assert.match(output, /Hi! I'm the Outrigger demo model/, 'the turn ran');
+      await assertCleanExit(child, exited, processes, () => `${chat.stdout()}\n${chat.stderr()}`);
+      assert.match(chat.stdout(), /Hi! I'm the Outrigger demo model/, 'the turn ran');
       spawns = await readRecords(record);
     } finally {
       await cleanUpChatProcess(child, processes, home);

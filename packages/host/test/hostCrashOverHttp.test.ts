@@ -1,18 +1,23 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pollUntil } from '@outrigger/claude-sdk-sidecar/testing';
-import { HostApiError, type HostClient, type SseFrame } from '@outrigger/host-api';
-import { type MockAnthropic, startMockAnthropic, viewMessagesRequest } from '@outrigger/mock-anthropic';
+import { HostApiError, type SseFrame } from '@outrigger/host-api';
+import { startMockAnthropic } from '@outrigger/mock-anthropic';
 import { createClaudeTestHome } from '@outrigger/mock-anthropic/testing';
 import { bashCall, caseScripts, text } from '../src/sessions/testing/scriptedModel.ts';
-import { assertNoProcessesLeft, killMarkedProcesses, markedProcesses } from './harness/processes.ts';
+import {
+  assertNoProcessesLeft,
+  killMarkedProcesses,
+  markedProcesses,
+  markedProcessesRunning,
+} from './harness/processes.ts';
+import { modelRequestsWith } from './harness/scenarios.ts';
 import { type ServeChild, spawnServe } from './harness/serveChild.ts';
-import { isDoneOf, readEventsUntil } from './harness/sseReader.ts';
+import { isDoneOf, readEventsUntil, runTurnToDone } from './harness/sseReader.ts';
 
 /*
  * `outrigger serve` killed with SIGKILL in the middle of a turn (and of an approval), then started again
@@ -23,31 +28,8 @@ import { isDoneOf, readEventsUntil } from './harness/sseReader.ts';
 const dataOf = <T = Record<string, unknown>>(frame: SseFrame | undefined) => frame?.data as T;
 const SLOW_TOOL = 'python3 -c "import time; time.sleep(60)"';
 
-function withCommandLine(mark: string, needle: string): number[] {
-  return markedProcesses(mark).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle);
-    } catch {
-      return false;
-    }
-  });
-}
-const slowTools = (mark: string) => withCommandLine(mark, 'time.sleep(60)');
-const sidecars = (mark: string) => withCommandLine(mark, 'claude-sdk-sidecar');
-
-function requestsWith(mock: MockAnthropic, marker: string) {
-  return mock
-    .messageRequests()
-    .map((request, index) => viewMessagesRequest(request.body, index))
-    .filter((view) => JSON.stringify(view.body).includes(marker));
-}
-
-async function runTurn(client: HostClient, sessionId: string, prompt: string): Promise<string> {
-  const { lastSeq } = await client.call('getSession', { params: { id: sessionId } });
-  const { turnId } = await client.call('postTurn', { params: { id: sessionId }, body: { prompt } });
-  await readEventsUntil(client, sessionId, isDoneOf(turnId), { lastEventId: lastSeq });
-  return turnId;
-}
+const slowTools = (mark: string) => markedProcessesRunning(mark, 'time.sleep(60)');
+const sidecars = (mark: string) => markedProcessesRunning(mark, 'claude-sdk-sidecar');
 
 test('host SIGKILLed mid-turn and restarted: nothing committed lost, turn interrupted, session continues', async () => {
   const cases = caseScripts();
@@ -62,7 +44,7 @@ test('host SIGKILLed mid-turn and restarted: nothing committed lost, turn interr
     const working = (await host.client.call('createSession', { body: { cwd: home.cwd, title: 'working' } })).id;
     const asking = (await host.client.call('createSession', { body: { cwd: home.cwd, title: 'asking' } })).id;
     const rememberPrompt = cases.prompt('remember the bird KESTREL', { prompt: text('Remembered KESTREL.') });
-    const remembered = await runTurn(host.client, working, rememberPrompt);
+    const remembered = (await runTurnToDone(host.client, working, rememberPrompt)).turnId;
 
     // One turn runs a long tool, another waits for an approval, when the host is killed.
     const { turnId: cut } = await host.client.call('postTurn', {
@@ -147,9 +129,9 @@ test('host SIGKILLed mid-turn and restarted: nothing committed lost, turn interr
 
     // The session continues from Claude's transcript.
     const recallPrompt = cases.prompt('which bird?', { prompt: text('KESTREL.') });
-    await runTurn(client, working, recallPrompt);
-    const [request] = requestsWith(mock, recallPrompt);
-    assert.ok(JSON.stringify(request?.body).includes('remember the bird KESTREL'), 'resumed with its history');
+    await runTurnToDone(client, working, recallPrompt);
+    const [request] = modelRequestsWith(mock, recallPrompt);
+    assert.ok(request?.includes('remember the bird KESTREL'), 'resumed with its history');
 
     assert.equal(await host.stop('SIGTERM'), 0);
     host = undefined;

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { pollUntil } from '@outrigger/claude-sdk-sidecar/testing';
 import type { SseFrame } from '@outrigger/host-api';
 import { bashCall, caseScripts, slowText, text } from '../src/sessions/testing/scriptedModel.ts';
-import { markedProcesses } from './harness/processes.ts';
-import { isDoneOf, readEventsUntil, seqsOf } from './harness/sseReader.ts';
+import { markedProcessesRunning } from './harness/processes.ts';
+import { modelRequestsWith } from './harness/scenarios.ts';
+import { isDoneOf, lastSeqOf, readEventsUntil, runTurnToDone, seqsOf } from './harness/sseReader.ts';
 import { startTestHost, type TestHost } from './harness/testHost.ts';
 
 /*
@@ -30,23 +30,10 @@ const dataOf = <T = Record<string, unknown>>(frame: SseFrame | undefined) => fra
 const SLOW_TOOL = 'python3 -c "import time; time.sleep(60)"';
 
 /** This host's processes whose command line contains `needle`. */
-function processesWith(needle: string | RegExp): number[] {
-  return markedProcesses(testHost.mark).filter((pid) => {
-    try {
-      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      return typeof needle === 'string' ? command.includes(needle) : needle.test(command);
-    } catch {
-      return false;
-    }
-  });
-}
+const processesWith = (needle: string | RegExp) => markedProcessesRunning(testHost.mark, needle);
 /** The Claude Code binary (not the sidecar, whose path holds claude-sdk-sidecar). */
 const claudeCode = () => processesWith(/claude-agent-sdk[^ ]*\/claude( |$)/);
 const slowTools = () => processesWith('time.sleep(60)');
-
-async function lastSeq(sessionId: string): Promise<number> {
-  return (await testHost.client.call('getSession', { params: { id: sessionId } })).lastSeq;
-}
 
 /** Kills the session's Claude Code once `ready` is seen; resolves with the turn's frames up to its one done. */
 async function killClaudeCodeDuring(sessionId: string, turnId: string, from: number, ready: () => Promise<void>) {
@@ -83,15 +70,10 @@ async function killClaudeCodeDuring(sessionId: string, turnId: string, from: num
 
 /** The session's next prompt is answered, from the transcript the killed child left. */
 async function assertResumes(sessionId: string, marker: string): Promise<void> {
-  const from = await lastSeq(sessionId);
   const prompt = cases.prompt(`after the kill (${marker})`, { prompt: text('Back again.') });
-  const { turnId } = await testHost.client.call('postTurn', { params: { id: sessionId }, body: { prompt } });
-  const frames = await readEventsUntil(testHost.client, sessionId, isDoneOf(turnId), { lastEventId: from });
+  const { frames } = await runTurnToDone(testHost.client, sessionId, prompt);
   assert.equal(dataOf<{ outcome: string }>(frames.at(-1)).outcome, 'completed');
-  const request = testHost.mock
-    .messageRequests()
-    .map((entry) => JSON.stringify(entry.body))
-    .find((body) => body.includes(prompt));
+  const [request] = modelRequestsWith(testHost.mock, prompt);
   assert.ok(request?.includes(marker), 'the new Claude Code has the history from before the kill');
 }
 
@@ -100,12 +82,13 @@ test('Claude Code SIGKILLed while the answer streams: one failed done, the parti
     await testHost.client.call('createSession', { body: { cwd: testHost.cwd, title: 'kill mid-stream' } })
   ).id;
   try {
-    const before = await lastSeq(sessionId);
-    const remember = cases.prompt('remember OSPREY', { prompt: text('Remembered OSPREY.') });
-    const first = await testHost.client.call('postTurn', { params: { id: sessionId }, body: { prompt: remember } });
-    await readEventsUntil(testHost.client, sessionId, isDoneOf(first.turnId), { lastEventId: before });
+    await runTurnToDone(
+      testHost.client,
+      sessionId,
+      cases.prompt('remember OSPREY', { prompt: text('Remembered OSPREY.') }),
+    );
 
-    const from = await lastSeq(sessionId);
+    const from = await lastSeqOf(testHost.client, sessionId);
     const { turnId } = await testHost.client.call('postTurn', {
       params: { id: sessionId },
       body: { prompt: cases.prompt('a long answer', { prompt: slowText(60) }) },
@@ -139,12 +122,13 @@ test('Claude Code SIGKILLed while a tool runs: one failed done, the tool call cl
     await testHost.client.call('createSession', { body: { cwd: testHost.cwd, title: 'kill mid-tool' } })
   ).id;
   try {
-    const before = await lastSeq(sessionId);
-    const remember = cases.prompt('remember HERON', { prompt: text('Remembered HERON.') });
-    const first = await testHost.client.call('postTurn', { params: { id: sessionId }, body: { prompt: remember } });
-    await readEventsUntil(testHost.client, sessionId, isDoneOf(first.turnId), { lastEventId: before });
+    await runTurnToDone(
+      testHost.client,
+      sessionId,
+      cases.prompt('remember HERON', { prompt: text('Remembered HERON.') }),
+    );
 
-    const from = await lastSeq(sessionId);
+    const from = await lastSeqOf(testHost.client, sessionId);
     const { turnId } = await testHost.client.call('postTurn', {
       params: { id: sessionId },
       body: { prompt: cases.prompt('run the slow tool', { prompt: bashCall(SLOW_TOOL) }) },

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { HostApiError, HostClient, type RouteBody, type SseFrame } from '@outrigger/host-api';
-import { viewMessagesRequest } from '@outrigger/mock-anthropic';
 import { bashCall, caseScripts, slowText, text } from '../src/sessions/testing/scriptedModel.ts';
-import { markedProcesses } from './harness/processes.ts';
-import { isDoneOf, readEventsUntil } from './harness/sseReader.ts';
+import { markedProcessesRunning } from './harness/processes.ts';
+import { modelRequestsWith } from './harness/scenarios.ts';
+import { isDoneOf, lastSeqOf, readEventsUntil } from './harness/sseReader.ts';
 import { startTestHost, type TestHost } from './harness/testHost.ts';
 
 /*
@@ -41,30 +40,12 @@ async function closeSession(sessionId: string): Promise<void> {
   await testHost.client.call('closeSession', { params: { id: sessionId } });
 }
 
-async function lastSeq(sessionId: string): Promise<number> {
-  return (await testHost.client.call('getSession', { params: { id: sessionId } })).lastSeq;
-}
-
 async function post(sessionId: string, body: RouteBody<'postTurn'>) {
   return testHost.client.call('postTurn', { params: { id: sessionId }, body });
 }
 
-/** The requests the model got whose last user text carries `marker`. */
-function modelRequestsWith(marker: string) {
-  return testHost.mock
-    .messageRequests()
-    .map((request, index) => viewMessagesRequest(request.body, index))
-    .filter((view) => JSON.stringify(view.body).includes(marker));
-}
-
 function sidecarPids(): number[] {
-  return markedProcesses(testHost.mark).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('claude-sdk-sidecar');
-    } catch {
-      return false;
-    }
-  });
+  return markedProcessesRunning(testHost.mark, 'claude-sdk-sidecar');
 }
 
 function expectStatus(status: number) {
@@ -74,7 +55,7 @@ function expectStatus(status: number) {
 test('a prompt sent while a turn runs is queued (snapshot + queue event) and runs after it; a steer goes into it', async () => {
   const sessionId = await newSession('queue and steer');
   try {
-    const from = await lastSeq(sessionId);
+    const from = await lastSeqOf(testHost.client, sessionId);
     const first = await post(sessionId, { prompt: cases.prompt('a long answer', { prompt: slowText(30) }) });
     await readEventsUntil(testHost.client, sessionId, (frame) => frame.event === 'text', { lastEventId: from });
 
@@ -120,7 +101,7 @@ test('a prompt sent while a turn runs is queued (snapshot + queue event) and run
       finals.some(([turnId, answer]) => turnId === first.turnId && answer === 'Steered answer.'),
       'the steer was answered inside the running turn',
     );
-    assert.equal(modelRequestsWith(steerPrompt).length > 0, true, 'the model got the steer');
+    assert.equal(modelRequestsWith(testHost.mock, steerPrompt).length > 0, true, 'the model got the steer');
 
     const page = await testHost.client.call('listMessages', { params: { id: sessionId } });
     const steerRow = page.messages.find((message) => message.clientMessageId === 'steer-1');
@@ -137,7 +118,7 @@ test('a retried POST with the same clientMessageId starts one turn', async () =>
   const sessionId = await newSession('retry');
   try {
     const prompt = cases.prompt('only once please', { prompt: text('Once.') });
-    const from = await lastSeq(sessionId);
+    const from = await lastSeqOf(testHost.client, sessionId);
     const answers = await Promise.all([
       post(sessionId, { prompt, clientMessageId: 'retry-1' }),
       post(sessionId, { prompt, clientMessageId: 'retry-1' }),
@@ -150,7 +131,7 @@ test('a retried POST with the same clientMessageId starts one turn', async () =>
     const page = await testHost.client.call('listMessages', { params: { id: sessionId } });
     assert.equal(page.messages.filter((message) => message.role === 'user').length, 1);
     assert.equal(page.turns.length, 1);
-    assert.equal(modelRequestsWith(prompt).length, 1, 'the model was asked once');
+    assert.equal(modelRequestsWith(testHost.mock, prompt).length, 1, 'the model was asked once');
   } finally {
     await closeSession(sessionId);
   }
@@ -160,7 +141,7 @@ test('cancel mid-stream: provider_active after the acceptance is durable, one do
   const sessionId = await newSession('cancel');
   try {
     for (let round = 0; round < 5; round += 1) {
-      const from = await lastSeq(sessionId);
+      const from = await lastSeqOf(testHost.client, sessionId);
       const { turnId } = await post(sessionId, { prompt: cases.prompt(`stream ${round}`, { prompt: slowText(80) }) });
       await readEventsUntil(testHost.client, sessionId, (frame) => frame.event === 'text', { lastEventId: from });
       const started = performance.now();
@@ -192,7 +173,7 @@ test('cancel mid-stream: provider_active after the acceptance is durable, one do
       assert.equal(row?.status, 'interrupted');
     }
     // The session goes on after the cancels.
-    const from = await lastSeq(sessionId);
+    const from = await lastSeqOf(testHost.client, sessionId);
     const { turnId } = await post(sessionId, { prompt: cases.prompt('still there?', { prompt: text('Yes.') }) });
     const frames = await readEventsUntil(testHost.client, sessionId, isDoneOf(turnId), { lastEventId: from });
     assert.equal(dataOf<{ outcome: string }>(frames.at(-1)).outcome, 'completed');
@@ -210,7 +191,7 @@ test('cancel mid-stream: provider_active after the acceptance is durable, one do
 test('an approval: seen pending by a second client that connects later, answered twice (replayed) and differently (409)', async () => {
   const sessionId = await newSession('approval');
   try {
-    const from = await lastSeq(sessionId);
+    const from = await lastSeqOf(testHost.client, sessionId);
     const { turnId } = await post(sessionId, {
       prompt: cases.prompt('make a file', {
         prompt: bashCall('touch approved-by-host.txt'),
@@ -286,12 +267,12 @@ test('an approval: seen pending by a second client that connects later, answered
 test('the sidecar killed mid-turn ends the turn at once; the next prompt resumes the session on a new one', async () => {
   const sessionId = await newSession('sidecar dies');
   try {
-    let from = await lastSeq(sessionId);
+    let from = await lastSeqOf(testHost.client, sessionId);
     const rememberPrompt = cases.prompt('remember the word PELICAN', { prompt: text('Remembered.') });
     const remember = await post(sessionId, { prompt: rememberPrompt });
     await readEventsUntil(testHost.client, sessionId, isDoneOf(remember.turnId), { lastEventId: from });
 
-    from = await lastSeq(sessionId);
+    from = await lastSeqOf(testHost.client, sessionId);
     const { turnId } = await post(sessionId, { prompt: cases.prompt('stream and die', { prompt: slowText(80) }) });
     await readEventsUntil(testHost.client, sessionId, (frame) => frame.event === 'text', { lastEventId: from });
     const [pid] = sidecarPids();
@@ -310,17 +291,14 @@ test('the sidecar killed mid-turn ends the turn at once; the next prompt resumes
     assert.equal(frames.filter((frame) => frame.event === 'done').length, 1);
     console.log(`sidecar SIGKILL → the turn's done on the stream: ${Math.round(endedAfterMs)} ms`);
 
-    from = await lastSeq(sessionId);
+    from = await lastSeqOf(testHost.client, sessionId);
     const recallPrompt = cases.prompt('which word?', { prompt: text('PELICAN.') });
     const recall = await post(sessionId, { prompt: recallPrompt });
     const after = await readEventsUntil(testHost.client, sessionId, isDoneOf(recall.turnId), { lastEventId: from });
     assert.equal(dataOf<{ outcome: string }>(after.at(-1)).outcome, 'completed');
     assert.notDeepEqual(sidecarPids(), [pid], 'a new sidecar runs it');
-    const [request] = modelRequestsWith(recallPrompt);
-    assert.ok(
-      JSON.stringify(request?.body).includes('remember the word PELICAN'),
-      'the resumed session still has the first turn',
-    );
+    const [request] = modelRequestsWith(testHost.mock, recallPrompt);
+    assert.ok(request?.includes('remember the word PELICAN'), 'the resumed session still has the first turn');
   } finally {
     await closeSession(sessionId);
   }
@@ -330,10 +308,10 @@ test('fork at the first turn: a new session with the transcript up to it, which 
   const sessionId = await newSession('fork source');
   let forkId: string | undefined;
   try {
-    let from = await lastSeq(sessionId);
+    let from = await lastSeqOf(testHost.client, sessionId);
     const one = await post(sessionId, { prompt: cases.prompt('first: ALPHA', { prompt: text('Noted ALPHA.') }) });
     await readEventsUntil(testHost.client, sessionId, isDoneOf(one.turnId), { lastEventId: from });
-    from = await lastSeq(sessionId);
+    from = await lastSeqOf(testHost.client, sessionId);
     const two = await post(sessionId, { prompt: cases.prompt('second: BRAVO', { prompt: text('Noted BRAVO.') }) });
     await readEventsUntil(testHost.client, sessionId, isDoneOf(two.turnId), { lastEventId: from });
     await closeSession(sessionId);
@@ -366,13 +344,13 @@ test('fork at the first turn: a new session with the transcript up to it, which 
     const tasks = await testHost.client.call('listTasks', { query: { session_id: forkId } });
     assert.deepEqual(tasks.tasks, []);
 
-    from = await lastSeq(forkId);
+    from = await lastSeqOf(testHost.client, forkId);
     const nextPrompt = cases.prompt('what came first?', { prompt: text('ALPHA came first.') });
     const next = await post(forkId, { prompt: nextPrompt });
     const frames = await readEventsUntil(testHost.client, forkId, isDoneOf(next.turnId), { lastEventId: from });
     assert.equal(dataOf<{ outcome: string }>(frames.at(-1)).outcome, 'completed');
-    const [request] = modelRequestsWith(nextPrompt);
-    const seen = JSON.stringify(request?.body);
+    const [seen] = modelRequestsWith(testHost.mock, nextPrompt);
+    assert.ok(seen !== undefined, 'the model was asked');
     assert.ok(seen.includes('first: ALPHA'), 'the fork has the first turn');
     assert.ok(!seen.includes('second: BRAVO'), 'and not the second');
 

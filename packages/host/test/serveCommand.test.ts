@@ -56,7 +56,9 @@ test('Ctrl-C (SIGINT) stops outrigger serve cleanly; the token of the first star
   try {
     const first = await start();
     assert.doesNotMatch(first.output(), /DEMO MODEL/, 'a credential variable selects Claude, not the demo');
-    assert.equal((await first.client.call('info')).modelBackend, 'anthropic');
+    const info = await first.client.call('info');
+    assert.equal(info.modelBackend, 'anthropic');
+    assert.match(info.modelBackendReason, /ANTHROPIC_BASE_URL is set in the environment/, 'says why');
     assert.equal(await first.stop('SIGINT'), 0);
     const second = await start();
     assert.equal(second.token, first.token);

@@ -5,7 +5,8 @@ import { HostApiError, type SseFrame } from '@outrigger/host-api';
 import { hostServiceFactory } from '../src/hostCore.ts';
 import { caseScripts, text } from '../src/sessions/testing/scriptedModel.ts';
 import { FaultInjectingStore } from '../src/store/faultInjectingStore.ts';
-import { isDoneOf, readEventsUntil, seqsOf } from './harness/sseReader.ts';
+import { modelRequestsWith } from './harness/scenarios.ts';
+import { isDoneOf, lastSeqOf, readEventsUntil, seqsOf } from './harness/sseReader.ts';
 import { startTestHost, type TestHost } from './harness/testHost.ts';
 
 /*
@@ -42,10 +43,6 @@ async function newSession(title: string): Promise<string> {
   return (await testHost.client.call('createSession', { body: { cwd: testHost.cwd, title } })).id;
 }
 
-async function lastSeq(sessionId: string): Promise<number> {
-  return (await testHost.client.call('getSession', { params: { id: sessionId } })).lastSeq;
-}
-
 /** Every read route of a session answers. */
 async function assertReadsWork(sessionId: string): Promise<void> {
   const { client } = testHost;
@@ -75,13 +72,9 @@ test('a prompt the store refuses: 503 store_unavailable, no turn or message kept
   assert.equal(snapshot.openTurn, null);
   assert.equal(snapshot.session.status, 'idle');
   await assertReadsWork(sessionId);
-  assert.equal(
-    testHost.mock.messageRequests().filter((request) => JSON.stringify(request.body).includes(prompt)).length,
-    0,
-    'the model was never asked',
-  );
+  assert.equal(modelRequestsWith(testHost.mock, prompt).length, 0, 'the model was never asked');
 
-  const from = await lastSeq(sessionId);
+  const from = await lastSeqOf(testHost.client, sessionId);
   const retried = await testHost.client.call('postTurn', {
     params: { id: sessionId },
     body: { prompt, clientMessageId: 'refused-1' },
@@ -94,7 +87,7 @@ test('a prompt the store refuses: 503 store_unavailable, no turn or message kept
 test('a prompt whose commit the store kept without confirming it runs once; a retry is a replay', async () => {
   const sessionId = await newSession('lost ack');
   const prompt = cases.prompt('kept but unconfirmed', { prompt: text('Answered once.') });
-  const from = await lastSeq(sessionId);
+  const from = await lastSeqOf(testHost.client, sessionId);
   store.failWrite(1, 'lose_ack');
   const first = await testHost.client.call('postTurn', {
     params: { id: sessionId },
@@ -111,17 +104,13 @@ test('a prompt whose commit the store kept without confirming it runs once; a re
   assert.equal(dataOf<{ outcome: string }>(frames.at(-1)).outcome, 'completed');
   const page = await testHost.client.call('listMessages', { params: { id: sessionId } });
   assert.equal(page.turns.length, 1, 'one turn for the one clientMessageId');
-  assert.equal(
-    testHost.mock.messageRequests().filter((request) => JSON.stringify(request.body).includes(prompt)).length,
-    1,
-    'the model was asked once',
-  );
+  assert.equal(modelRequestsWith(testHost.mock, prompt).length, 1, 'the model was asked once');
   assert.ok((await testHost.logRecords()).some((record) => record.event === 'session.commit_unconfirmed'));
 });
 
 test('the store refusing every write while a turn streams and ends: one done after it heals, nothing streamed lost', async () => {
   const sessionId = await newSession('store down mid-turn');
-  const from = await lastSeq(sessionId);
+  const from = await lastSeqOf(testHost.client, sessionId);
   // Two chunks 1.5 s apart: the outage begins once the first is stored, so the second, the final text and
   // the turn's end all come from the sidecar while the store refuses writes.
   const answer = 'first half, then the second half of the answer.';
@@ -174,7 +163,7 @@ test('the store refusing every write while a turn streams and ends: one done aft
   const replay = await readEventsUntil(testHost.client, sessionId, isDoneOf(turnId), { lastEventId: from });
   assert.deepEqual(replay, frames);
 
-  const after = await lastSeq(sessionId);
+  const after = await lastSeqOf(testHost.client, sessionId);
   const next = await testHost.client.call('postTurn', {
     params: { id: sessionId },
     body: { prompt: cases.prompt('and after the outage?', { prompt: text('Still here.') }) },

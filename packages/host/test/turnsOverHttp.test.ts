@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { SessionEvent, SessionSummary, SseFrame, Task } from '@outrigger/host-api';
 import { e2eScenario, PLAN_TODOS, SLOW_TEXT } from './harness/scenarios.ts';
-import { isDoneOf, readEventsUntil, seqsOf } from './harness/sseReader.ts';
+import { isDoneOf, readEventsUntil, runTurnToDone, seqsOf } from './harness/sseReader.ts';
 import { startTestHost, type TestHost, TODO_WRITE_ENV } from './harness/testHost.ts';
 
 /*
@@ -25,18 +25,11 @@ async function newSession(title: string): Promise<string> {
   return created.id;
 }
 
-async function runTurn(sessionId: string, prompt: string): Promise<{ turnId: string; frames: SseFrame[] }> {
-  const { lastSeq } = await testHost.client.call('getSession', { params: { id: sessionId } });
-  const { turnId } = await testHost.client.call('postTurn', { params: { id: sessionId }, body: { prompt } });
-  const frames = await readEventsUntil(testHost.client, sessionId, isDoneOf(turnId), { lastEventId: lastSeq });
-  return { turnId, frames };
-}
-
 const dataOf = <T = Record<string, unknown>>(frame: SseFrame | undefined) => frame?.data as T;
 
 test('a session runs a turn: the stream has the answer and one done, the messages are stored', async () => {
   const sessionId = await newSession('hello');
-  const { turnId, frames } = await runTurn(sessionId, `hello ${CANARY}`);
+  const { turnId, frames } = await runTurnToDone(testHost.client, sessionId, `hello ${CANARY}`);
   const ofTurn = frames.filter((frame) => dataOf<{ turnId?: string }>(frame).turnId === turnId);
   assert.equal(ofTurn[0]?.event, 'turn_started');
   assert.equal(ofTurn.filter((frame) => frame.event === 'done').length, 1);
@@ -110,7 +103,7 @@ test('a TodoWrite turn fills /api/tasks with the seed mapping and leaves a user 
   }));
   const results: unknown[] = [];
   for (let round = 0; round < 2; round += 1) {
-    const { frames } = await runTurn(sessionId, 'make a plan');
+    const { frames } = await runTurnToDone(testHost.client, sessionId, 'make a plan');
     const update = frames.find((frame) => frame.event === 'task_update');
     // The sidecar reports a plan when it changed: the second, identical TodoWrite may bring no update.
     if (round === 0 || update !== undefined) assert.deepEqual(dataOf<{ todos: unknown }>(update).todos, PLAN_TODOS);

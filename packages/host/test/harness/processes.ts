@@ -14,6 +14,23 @@ export function markedProcesses(mark: string): number[] {
   return processesMarked(TEST_MARK_VARIABLE, mark).map((found) => found.pid);
 }
 
+/** The command line of `pid`, its arguments joined by spaces; '' once the process is gone. */
+function commandLineOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
+
+/** Marked processes whose command line contains `needle` (or matches it). */
+export function markedProcessesRunning(mark: string, needle: string | RegExp): number[] {
+  return markedProcesses(mark).filter((pid) => {
+    const command = commandLineOf(pid);
+    return typeof needle === 'string' ? command.includes(needle) : needle.test(command);
+  });
+}
+
 /** Waits until no marked process is left; fails naming the survivors (with their command lines). */
 export async function assertNoProcessesLeft(mark: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -23,13 +40,7 @@ export async function assertNoProcessesLeft(mark: string, timeoutMs = 10_000): P
     left = markedProcesses(mark);
   }
   if (left.length === 0) return;
-  const described = left.map((pid) => {
-    try {
-      return `${pid}: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').slice(0, 200)}`;
-    } catch {
-      return String(pid);
-    }
-  });
+  const described = left.map((pid) => `${pid}: ${commandLineOf(pid).slice(0, 200)}`);
   throw new Error(`processes left behind:\n${described.join('\n')}`);
 }
 

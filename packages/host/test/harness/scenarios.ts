@@ -1,4 +1,4 @@
-import type { ScenarioInput } from '@outrigger/mock-anthropic';
+import type { MockAnthropic, ScenarioInput } from '@outrigger/mock-anthropic';
 
 /**
  * The plan the `plan` prompt makes Claude Code write with TodoWrite. (Claude Code validates the statuses, so
@@ -45,3 +45,11 @@ export const e2eScenario: ScenarioInput = {
     },
   ],
 };
+
+/** The bodies (as JSON text) of the model requests `mock` got that carry `marker`, in order. */
+export function modelRequestsWith(mock: MockAnthropic, marker: string): string[] {
+  return mock
+    .messageRequests()
+    .map((request) => JSON.stringify(request.body))
+    .filter((body) => body.includes(marker));
+}

@@ -20,6 +20,21 @@ export interface ServeChild {
 }
 
 /**
+ * The environment of an `outrigger serve` whose sidecar runs scripted test-driver sessions (no Claude Code),
+ * with `home` as HOME. A credential variable keeps the CLI off the demo model; it points nowhere, and the
+ * test driver never calls it.
+ */
+export function testDriverServeEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+    TUTTI_CLAUDE_SDK_SIDECAR_TEST_DRIVER: '1',
+    ...extra,
+  };
+}
+
+/**
  * Runs `node bin/outrigger.ts serve ARGS` with exactly `env` (plus the test mark) and waits for the URL
  * line. Fails with the output when it exits first or prints no URL within `timeoutMs`.
  */

@@ -8,7 +8,7 @@ import { startMockAnthropic } from '@outrigger/mock-anthropic';
 import { createClaudeTestHome } from '@outrigger/mock-anthropic/testing';
 import { bashCall, caseScripts, slowText, text } from '../../src/sessions/testing/scriptedModel.ts';
 import { assertNoProcessesLeft, killMarkedProcesses } from './processes.ts';
-import { type ServeChild, spawnServe } from './serveChild.ts';
+import { type ServeChild, spawnServe, testDriverServeEnv } from './serveChild.ts';
 
 /*
  * The bounded soak of issue 11: two `outrigger serve` processes at once — one whose sessions run real Claude
@@ -158,12 +158,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       spawnServe({ args: ['--port', '0', '--data-dir', join(root, 'real')], env: home.env, mark }),
       spawnServe({
         args: ['--port', '0', '--data-dir', join(root, 'driver')],
-        env: {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
-          HOME: root,
-          ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
-          TUTTI_CLAUDE_SDK_SIDECAR_TEST_DRIVER: '1',
-        },
+        env: testDriverServeEnv(root),
         mark,
       }),
     ]);

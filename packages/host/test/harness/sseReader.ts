@@ -48,6 +48,22 @@ export async function readEventsUntil(
   }
 }
 
+/** The session's last stored seq: its stream read after it brings only what happens next. */
+export async function lastSeqOf(client: HostClient, sessionId: string): Promise<number> {
+  return (await client.call('getSession', { params: { id: sessionId } })).lastSeq;
+}
+
+/** Posts `prompt` to the session and reads its stream, from just before the post, to the turn's `done`. */
+export async function runTurnToDone(
+  client: HostClient,
+  sessionId: string,
+  prompt: string,
+): Promise<{ turnId: string; frames: SseFrame[] }> {
+  const from = await lastSeqOf(client, sessionId);
+  const { turnId } = await client.call('postTurn', { params: { id: sessionId }, body: { prompt } });
+  return { turnId, frames: await readEventsUntil(client, sessionId, isDoneOf(turnId), { lastEventId: from }) };
+}
+
 /** The frame is this turn's `done`. */
 export function isDoneOf(turnId: string): (frame: SseFrame) => boolean {
   return (frame) => frame.event === 'done' && (frame.data as { turnId?: string }).turnId === turnId;
