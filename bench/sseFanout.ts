@@ -128,7 +128,7 @@ async function run(
     };
   };
   const server = await listenHost('127.0.0.1', 0, (port) =>
-    createHostApp({ service, logger: silentLogger, security: { token: TOKEN, port, boundHost: '127.0.0.1' } }),
+    createHostApp({ service, logger: silentLogger, security: { token: () => TOKEN, port, boundHost: '127.0.0.1' } }),
   );
   const worker = new Worker(fileURLToPath(import.meta.url), {
     workerData: { port: server.port, expected, clients: CLIENTS },

@@ -90,7 +90,7 @@ before(async () => {
   app = createHostApp({
     service: testHost.host.service,
     logger,
-    security: { token: TOKEN, port: PORT, boundHost: '127.0.0.1' },
+    security: { token: () => TOKEN, port: PORT, boundHost: '127.0.0.1' },
     validateResponses: true,
   });
   for (const title of ['one', 'two']) {

@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { HostError } from '../hostError.ts';
 import type { HostLogger } from '../logging/hostLogger.ts';
 import type { EventStream, HostService } from '../service/hostService.ts';
+import { SECURITY_HEADERS } from './contentSecurityPolicy.ts';
 import { errorResponse, thrownErrorResponse } from './errorResponse.ts';
 import { readJsonBody, readQuery } from './requestInput.ts';
 import { bodyLimitOf, type JsonRouteName, jsonHandlers } from './routeHandlers.ts';
@@ -63,9 +64,7 @@ export function createHostApp(options: HostAppOptions): Hono<Env> {
     await next();
     // An SSE stream was written to the node response itself (with its own headers); the marker is shared.
     if (c.res !== RESPONSE_ALREADY_SENT) {
-      c.res.headers.set('x-content-type-options', 'nosniff');
-      c.res.headers.set('x-frame-options', 'DENY');
-      c.res.headers.set('referrer-policy', 'no-referrer');
+      for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
     }
     const status = c.res.status;
     const fields = {

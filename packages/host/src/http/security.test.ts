@@ -2,8 +2,13 @@ import assert from 'node:assert/strict';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { test } from 'node:test';
 import { hostErrorBodySchema } from '@outrigger/host-api';
+import { createMemoryLogger } from '../logging/hostLogger.ts';
+import { CONTENT_SECURITY_POLICY } from './contentSecurityPolicy.ts';
+import { createHostApp } from './hostApp.ts';
+import { listenHost } from './httpServer.ts';
 import { ownHostHeaders, tokenCookieName, tokenMatches } from './security.ts';
 import { appForTest, TEST_PORT, TEST_TOKEN } from './testing/appTestSupport.ts';
+import { FakeHostService } from './testing/fakeHostService.ts';
 
 async function codeOf(response: Response): Promise<string> {
   return hostErrorBodySchema.parse(await response.json()).error.code;
@@ -35,6 +40,32 @@ test('the cookie of this port authenticates; another port’s cookie does not', 
   assert.equal((await withCookie(`${tokenCookieName(TEST_PORT)}=wrong`)).status, 401);
 });
 
+test('a cookie of the same name planted first (another port of 127.0.0.1, Path=/api) does not lock the owner out', async () => {
+  const { call } = appForTest();
+  const name = tokenCookieName(TEST_PORT);
+  const withCookie = (cookie: string) => call('/api/info', { headers: { authorization: '', cookie } });
+  // The browser sends the more specific path first: the planted one, then ours.
+  assert.equal((await withCookie(`${name}=planted; other=1; ${name}=${TEST_TOKEN}`)).status, 200);
+  assert.equal((await withCookie(`${name}=; ${name}=${TEST_TOKEN}`)).status, 200);
+  assert.equal((await withCookie(`${name}=planted; ${name}=also-wrong`)).status, 401);
+});
+
+test('the token is read on every request: after a rotation the old bearer and cookie are refused at once', async () => {
+  let current = TEST_TOKEN;
+  const { call } = appForTest({ security: { token: () => current, port: TEST_PORT, boundHost: '127.0.0.1' } });
+  const rotated = `${TEST_TOKEN}-rotated`;
+  const cookie = `${tokenCookieName(TEST_PORT)}=${TEST_TOKEN}`;
+  assert.equal((await call('/api/info')).status, 200);
+  assert.equal((await call('/api/info', { headers: { authorization: '', cookie } })).status, 200);
+  current = rotated;
+  assert.equal((await call('/api/info')).status, 401, 'old bearer');
+  assert.equal((await call('/api/info', { headers: { authorization: '', cookie } })).status, 401, 'old cookie');
+  assert.equal((await call('/api/info', { headers: { authorization: `Bearer ${rotated}` } })).status, 200);
+  const exchanged = await call(`/?token=${rotated}`, { headers: { authorization: '' }, redirect: 'manual' });
+  assert.match(exchanged.headers.get('set-cookie') ?? '', new RegExp(`^${tokenCookieName(TEST_PORT)}=${rotated};`));
+  assert.equal((await call(`/?token=${TEST_TOKEN}`, { headers: { authorization: '' } })).status, 401, 'old link');
+});
+
 test('the page load trades ?token= for an HttpOnly SameSite=Strict cookie and a redirect without it', async () => {
   const { call } = appForTest();
   const response = await call(`/?token=${TEST_TOKEN}&view=inbox`, {
@@ -47,6 +78,7 @@ test('the page load trades ?token= for an HttpOnly SameSite=Strict cookie and a 
   assert.match(cookie, new RegExp(`^${tokenCookieName(TEST_PORT)}=${TEST_TOKEN};`));
   for (const attribute of ['HttpOnly', 'SameSite=Strict', 'Path=/']) assert.ok(cookie.includes(attribute), attribute);
   assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
+  assert.ok(!cookie.includes('Secure'), 'plain HTTP: a Secure cookie would never come back');
 
   const wrong = await call('/?token=nope', { headers: { authorization: '' }, redirect: 'manual' });
   assert.equal(wrong.status, 401);
@@ -57,6 +89,70 @@ test('the page load trades ?token= for an HttpOnly SameSite=Strict cookie and a 
     redirect: 'manual',
   });
   assert.equal(elsewhere.headers.get('set-cookie'), null);
+});
+
+test('every page path trades ?token= the same way: /index.html redirects to itself, without the token', async () => {
+  const { call } = appForTest();
+  for (const path of ['/index.html', '/%69ndex.html']) {
+    const response = await call(`${path}?view=inbox&token=${TEST_TOKEN}`, {
+      headers: { authorization: '' },
+      redirect: 'manual',
+    });
+    assert.equal(response.status, 303, path);
+    // The decoded page path: the one the router serves, and never a path that could lead off this host.
+    assert.equal(response.headers.get('location'), '/index.html?view=inbox', path);
+    assert.match(response.headers.get('set-cookie') ?? '', new RegExp(`^${tokenCookieName(TEST_PORT)}=${TEST_TOKEN};`));
+    assert.equal(response.headers.get('content-security-policy'), CONTENT_SECURITY_POLICY);
+  }
+  const wrong = await call('/index.html?token=nope', { headers: { authorization: '' }, redirect: 'manual' });
+  assert.equal(wrong.status, 401);
+  assert.equal(wrong.headers.get('set-cookie'), null);
+  assert.equal(wrong.headers.get('content-security-policy'), CONTENT_SECURITY_POLICY);
+});
+
+test('over HTTPS the exchanged cookie is Secure', async () => {
+  const { call } = appForTest({
+    security: { token: () => TEST_TOKEN, port: TEST_PORT, boundHost: '127.0.0.1', secureCookie: true },
+  });
+  const response = await call(`/?token=${TEST_TOKEN}`, { headers: { authorization: '' }, redirect: 'manual' });
+  assert.match(response.headers.get('set-cookie') ?? '', /; Secure(;|$)/);
+});
+
+test('the Content-Security-Policy is on the page, an API answer, a 401, a 404 and an SSE stream', async () => {
+  const { call } = appForTest();
+  const responses = {
+    page: await call('/', { headers: { authorization: '' } }),
+    api: await call('/api/info'),
+    unauthorized: await call('/api/info', { headers: { authorization: '' } }),
+    notFound: await call('/api/nothing'),
+  };
+  for (const [what, response] of Object.entries(responses)) {
+    assert.equal(response.headers.get('content-security-policy'), CONTENT_SECURITY_POLICY, what);
+  }
+  assert.equal(responses.unauthorized.status, 401);
+
+  const service = new FakeHostService();
+  service.addSession('s1');
+  const listening = await listenHost('127.0.0.1', 0, (port) =>
+    createHostApp({
+      service,
+      logger: createMemoryLogger(),
+      security: { token: () => TEST_TOKEN, port, boundHost: '127.0.0.1' },
+    }),
+  );
+  const abort = new AbortController();
+  try {
+    const stream = await fetch(`http://127.0.0.1:${listening.port}/api/sessions/s1/events`, {
+      headers: { authorization: `Bearer ${TEST_TOKEN}` },
+      signal: abort.signal,
+    });
+    assert.match(stream.headers.get('content-type') ?? '', /^text\/event-stream/);
+    assert.equal(stream.headers.get('content-security-policy'), CONTENT_SECURITY_POLICY, 'SSE');
+    assert.equal(stream.headers.get('x-frame-options'), 'DENY', 'SSE');
+  } finally {
+    abort.abort();
+    await listening.close(100);
+  }
 });
 
 test('a foreign Origin is refused with 403 on every route, the host’s own origin is not', async () => {

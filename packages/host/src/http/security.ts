@@ -1,15 +1,22 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 import type { MiddlewareHandler } from 'hono';
+import { SECURITY_HEADERS } from './contentSecurityPolicy.ts';
 import { errorResponse } from './errorResponse.ts';
+import { isPublicUiRequest, isUiPagePath } from './uiPaths.ts';
 
 export interface SecurityOptions {
-  /** The bearer token (also the cookie's value). */
-  token: string;
+  /**
+   * The bearer token (also the cookie's value), asked for on every request: when the host rotates its token,
+   * bearers and cookies of the old one are refused from the next request on.
+   */
+  token: () => string;
   /** The port the host listens on. */
   port: number;
   /** The address it is bound to (`127.0.0.1` by default). */
   boundHost: string;
+  /** Served over HTTPS: the cookie gets `Secure`, so a browser never sends it over plain HTTP. */
+  secureCookie?: boolean;
 }
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
@@ -57,11 +64,15 @@ export function tokenMatches(candidate: string | undefined, token: string): bool
  * The guards every request passes, in this order:
  * 1. `Host` must be one of the host's own (DNS rebinding): else 421.
  * 2. `Origin`, when present, must be the host's own origin: else 403 (cross-site requests, CSRF).
- * 3. The page load `GET /?token=…` trades a right token for an HttpOnly SameSite=Strict cookie and
- *    redirects to the same URL without the token, so it leaves the address bar and the history.
- * 4. `/api/*` needs `Authorization: Bearer <token>` or the cookie; a token in an API query string is refused
- *    (it would end up in logs and histories): 401.
- * The UI's static files need no token: they hold nothing secret, and the page must load to use the cookie.
+ * 3. The page load `GET /?token=…` (or `/index.html?token=…`) trades a right token for an HttpOnly
+ *    SameSite=Strict cookie and redirects to the same page without the token, so it leaves the address bar
+ *    and the history.
+ * 4. Reading the UI's files (`uiPaths.ts`) needs no token: they hold nothing secret, and the page must load to
+ *    use the cookie.
+ * 5. Everything else needs `Authorization: Bearer <token>` or the cookie, and a token in its query string is
+ *    refused (it would end up in logs and histories): 401. Deny is the default, so a route added later, or a
+ *    spelling of a path nobody thought of, is guarded without anyone listing it.
+ * Steps 3 and 4 are decided on `c.req.path`, the decoded path the router matches.
  */
 export function securityMiddleware(options: SecurityOptions): MiddlewareHandler {
   const ownHosts = ownHostHeaders(options);
@@ -76,55 +87,64 @@ export function securityMiddleware(options: SecurityOptions): MiddlewareHandler 
     if (origin !== undefined && !ownOrigins.has(origin.toLowerCase())) {
       return errorResponse('forbidden', 'requests from another origin are refused');
     }
+    const path = c.req.path;
     const url = new URL(c.req.url);
-    if (url.pathname.startsWith('/api/') || url.pathname === '/api') {
-      if (url.searchParams.has('token')) {
-        return errorResponse(
-          'unauthorized',
-          'the token is accepted only in the Authorization header (or the cookie the page sets), never in an API URL',
-        );
-      }
-      const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1]?.trim();
-      const cookie = readCookie(c.req.header('cookie'), cookieName);
-      if (!tokenMatches(bearer, options.token) && !tokenMatches(cookie, options.token)) {
-        return errorResponse(
-          'unauthorized',
-          'a valid token is needed: open the URL that outrigger serve printed when it started',
-          {
-            headers: { 'www-authenticate': 'Bearer realm="outrigger"' },
-          },
-        );
-      }
-      return next();
-    }
-    if (url.pathname === '/' && url.searchParams.has('token') && c.req.method === 'GET') {
-      if (!tokenMatches(url.searchParams.get('token') ?? '', options.token)) {
+    const token = options.token();
+    if (c.req.method === 'GET' && isUiPagePath(path) && url.searchParams.has('token')) {
+      if (!tokenMatches(url.searchParams.get('token') ?? '', token)) {
         return c.html(
           '<!doctype html><title>Outrigger</title><p>This link has a wrong token. Open the URL that <code>outrigger serve</code> printed.</p>',
           401,
+          SECURITY_HEADERS,
         );
       }
       url.searchParams.delete('token');
-      const location = `/${url.search}`;
+      const secure = options.secureCookie === true ? '; Secure' : '';
       return new Response(null, {
         status: 303,
         headers: {
-          location,
-          'set-cookie': `${cookieName}=${options.token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=2592000`,
+          ...SECURITY_HEADERS,
+          // The decoded path is one of the page paths, so the redirect can only lead to this host's page.
+          location: `${path}${url.search}`,
+          'set-cookie': `${cookieName}=${token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=2592000${secure}`,
           'cache-control': 'no-store',
-          'referrer-policy': 'no-referrer',
         },
       });
+    }
+    if (isPublicUiRequest(c.req.method, path)) return next();
+    if (url.searchParams.has('token')) {
+      return errorResponse(
+        'unauthorized',
+        'the token is accepted only in the Authorization header (or the cookie the page sets), never in a URL but the page link',
+      );
+    }
+    const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1]?.trim();
+    const cookies = readCookies(c.req.header('cookie'), cookieName);
+    if (!tokenMatches(bearer, token) && !cookies.some((cookie) => tokenMatches(cookie, token))) {
+      return errorResponse(
+        'unauthorized',
+        'a valid token is needed: open the URL that outrigger serve printed when it started',
+        {
+          headers: { 'www-authenticate': 'Bearer realm="outrigger"' },
+        },
+      );
     }
     return next();
   };
 }
 
-function readCookie(header: string | undefined, name: string): string | undefined {
-  if (header === undefined) return undefined;
+/**
+ * Every value of the cookie `name`, in the order sent. A browser sends all cookies of a name whose path and
+ * domain match, the most specific path first, and cookies ignore ports: a page on another port of 127.0.0.1
+ * can set `outrigger_token_<port>=junk; Path=/api`, which then comes before ours. Reading only the first
+ * would lock the owner out.
+ */
+function readCookies(header: string | undefined, name: string): string[] {
+  if (header === undefined) return [];
+  const values: string[] = [];
   for (const part of header.split(';')) {
     const index = part.indexOf('=');
-    if (index > 0 && part.slice(0, index).trim() === name) return part.slice(index + 1).trim();
+    if (index > 0 && part.slice(0, index).trim() === name) values.push(part.slice(index + 1).trim());
   }
-  return undefined;
+  return values;
 }

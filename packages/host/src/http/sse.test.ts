@@ -15,7 +15,7 @@ async function startServer(service: FakeHostService, heartbeatMs = 60_000) {
     createHostApp({
       service,
       logger: createMemoryLogger(),
-      security: { token: TOKEN, port, boundHost: '127.0.0.1' },
+      security: { token: () => TOKEN, port, boundHost: '127.0.0.1' },
       heartbeatMs,
       validateResponses: true,
     }),

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { eventDataJson } from '../store/eventJson.ts';
+import { SECURITY_HEADERS } from './contentSecurityPolicy.ts';
 
 /** One SSE frame: `id:` (stored events only), `event:`, and the payload as one JSON line. */
 export function sseFrame(event: string, data: unknown, id?: number): string {
@@ -44,12 +45,13 @@ export async function pumpSse<T>(
   source: SseSource<T>,
   options: { heartbeatMs: number; prelude?: string },
 ): Promise<SseEndReason> {
+  // Written past Hono's middleware, so the headers every other response gets are set here.
   response.writeHead(200, {
+    ...SECURITY_HEADERS,
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-store, no-transform',
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
-    'x-content-type-options': 'nosniff',
   });
   let waiting = false;
   let pending = '';

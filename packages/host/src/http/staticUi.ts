@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Env, Hono } from 'hono';
+import { isUiFilePath, isUiPagePath } from './uiPaths.ts';
 
 /** Shown at `/` until `packages/web` has been built. */
 const UI_NOT_BUILT_PAGE = `<!doctype html>
@@ -17,9 +18,10 @@ const UI_NOT_BUILT_PAGE = `<!doctype html>
 `;
 
 /**
- * The web UI: the built files of `packages/web/dist` (traversal, encoded dots and backslashes refused by
- * `serveStatic`), `index.html` for any other non-API path so the UI's own routes survive a reload, and a page
- * that says how to build the UI while there is none.
+ * The web UI: the built files of `packages/web/dist` at the paths `uiPaths.ts` lists (traversal, encoded dots
+ * and backslashes are refused again by `serveStatic`), `index.html` at the page paths, and a page that says how
+ * to build the UI while there is none. Any other path is not the UI's: it falls through to the API routes or
+ * the 404, behind the token like everything the guard does not know to be the UI.
  */
 export function mountStaticUi<E extends Env>(app: Hono<E>, webDist: string | undefined): void {
   const index = webDist === undefined ? undefined : join(webDist, 'index.html');
@@ -27,15 +29,13 @@ export function mountStaticUi<E extends Env>(app: Hono<E>, webDist: string | und
   const noStore = { 'cache-control': 'no-store' };
   if (webDist !== undefined) {
     app.use('*', async (c, next) => {
-      if (c.req.path.startsWith('/api/') || !built()) return next();
+      if (!isUiFilePath(c.req.path) || !built()) return next();
       return serveStatic({ root: webDist })(c, next);
     });
   }
   app.get('*', async (c, next) => {
-    if (c.req.path.startsWith('/api/') || c.req.path === '/api') return next();
+    if (!isUiPagePath(c.req.path)) return next();
     if (!built()) return c.html(UI_NOT_BUILT_PAGE, 200, noStore);
-    // A missing asset is a 404, not the page: a stale chunk must not load as HTML.
-    if (/\.[A-Za-z0-9]+$/.test(c.req.path)) return next();
     return serveStatic({ root: webDist as string, path: 'index.html' })(c, next);
   });
 }

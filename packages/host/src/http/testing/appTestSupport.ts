@@ -13,7 +13,7 @@ export function appForTest(options: Partial<HostAppOptions> & { service?: FakeHo
   const app = createHostApp({
     service,
     logger,
-    security: { token: TEST_TOKEN, port: TEST_PORT, boundHost: '127.0.0.1' },
+    security: { token: () => TEST_TOKEN, port: TEST_PORT, boundHost: '127.0.0.1' },
     validateResponses: true,
     ...options,
   });
