@@ -20,6 +20,10 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: 'run the host: durable sessions over HTTP + SSE and the web UI (prints the URL to open)',
     load: async () => (await import('./commands/serve.ts')).runServeCommand,
   },
+  token: {
+    summary: 'token rotate: replace the access token (a running host takes it at once, old links stop working)',
+    load: async () => (await import('./commands/token.ts')).runTokenCommand,
+  },
   sidecar: {
     summary: 'run the protocol-10 Claude SDK sidecar on stdin/stdout',
     load: async () => (await import('./commands/sidecar.ts')).runSidecarCommand,

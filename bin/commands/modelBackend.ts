@@ -71,7 +71,12 @@ export async function openModelBackend(options: {
   const home = join(dataDir, 'demo-claude');
   const configDir = join(home, 'config');
   const tmpDir = join(home, 'tmp');
-  await Promise.all([mkdir(configDir, { recursive: true }), mkdir(tmpDir, { recursive: true })]);
+  // Owner only, the data directory included when this makes it: Claude Code keeps every demo transcript in
+  // its config dir, and a recursive mkdir without a mode would leave the data directory 0755 for the host.
+  await Promise.all([
+    mkdir(configDir, { recursive: true, mode: 0o700 }),
+    mkdir(tmpDir, { recursive: true, mode: 0o700 }),
+  ]);
   const mock = await startMockAnthropic({ scenario: demoScenario, strict: false });
   const width = Math.max(...DEMO_KEYWORDS.map(([keyword]) => keyword.length));
   return {

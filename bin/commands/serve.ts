@@ -1,5 +1,5 @@
 import { styleText } from 'node:util';
-import { PortInUseError, parseServeArgs, SERVE_USAGE, startHost } from '@outrigger/host';
+import { isLoopbackHost, PortInUseError, parseServeArgs, SERVE_USAGE, startHost } from '@outrigger/host';
 import { errorText } from './errorText.ts';
 import { openModelBackend } from './modelBackend.ts';
 
@@ -58,8 +58,23 @@ export async function runServeCommand(argv: string[]): Promise<void> {
       process.exitCode = 1;
       return;
     }
-    if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
-      stdout.write(`Listening on ${options.host}: reachable from the network (the token is still required).\n`);
+    if (host.privacy.dirWasOpen) {
+      stdout.write(`The data directory ${host.dataDir} was open to other users; it is now owner-only (0700).\n`);
+    }
+    if (host.privacy.narrowed.length > (host.privacy.dirWasOpen ? 1 : 0)) {
+      stdout.write(`Narrowed ${host.privacy.narrowed.length} entries in the data directory to owner-only.\n`);
+    }
+    if (!isLoopbackHost(options.host)) {
+      if (options.tls === undefined) {
+        const warning = [
+          `WARNING: listening on ${options.host} over plain HTTP (--insecure-remote).`,
+          'The token and the session cookie cross the network in clear text: anyone on the path can take over',
+          'the host. Prefer --tls-cert/--tls-key, or SSH forwarding to a loopback host.',
+        ].join('\n');
+        process.stderr.write(`${styleText(['bold', 'red'], warning, { stream: process.stderr })}\n`);
+      } else {
+        stdout.write(`Listening on ${options.host} over HTTPS: reachable from the network (with the token).\n`);
+      }
     }
     stdout.write(`\nOutrigger is running. Open:\n\n  ${styleText('bold', host.url, { stream: stdout })}\n\n`);
     stdout.write(`Data in ${host.dataDir}; logs in ${host.dataDir}/logs/host.log. Ctrl-C stops it.\n`);

@@ -1,11 +1,13 @@
 export {
   DEFAULT_DATA_DIR,
   DEFAULT_PORT,
+  isLoopbackHost,
   parseServeArgs,
   SERVE_USAGE,
   type ServeArgs,
   type ServeOptions,
 } from './config/serveOptions.ts';
+export { rotateToken } from './config/tokenFile.ts';
 export { HostError } from './hostError.ts';
 export { createHostApp, type HostAppOptions } from './http/hostApp.ts';
 export { PortInUseError } from './http/httpServer.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULT_DATA_DIR, DEFAULT_PORT, parseServeArgs } from './serveOptions.ts';
+import { DEFAULT_DATA_DIR, DEFAULT_PORT, isLoopbackHost, parseServeArgs } from './serveOptions.ts';
 
 test('defaults: loopback, the default port with fallback, the repository data dir, no roots, no tool timeout', () => {
   assert.deepEqual(parseServeArgs([]), {
@@ -62,4 +62,21 @@ test('help, and clear errors for bad values and unknown options', () => {
     assert.equal(parsed.kind, 'error', argv.join(' '));
     assert.match(parsed.kind === 'error' ? parsed.message : '', pattern);
   }
+});
+
+test('a non-loopback --host needs TLS or --insecure-remote; TLS needs both files', () => {
+  for (const host of ['127.0.0.1', '127.5.6.7', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1']) {
+    assert.equal(isLoopbackHost(host), true, host);
+  }
+  for (const host of ['0.0.0.0', '::', '10.0.0.2', 'example.com', '128.0.0.1'])
+    assert.equal(isLoopbackHost(host), false, host);
+  const refused = parseServeArgs(['--host', '0.0.0.0']);
+  assert.equal(refused.kind, 'error');
+  assert.match(refused.kind === 'error' ? refused.message : '', /--tls-cert FILE --tls-key FILE.*--insecure-remote/s);
+  const tls = parseServeArgs(['--host', '0.0.0.0', '--tls-cert', 'c.pem', '--tls-key', 'k.pem'], '/w');
+  assert.deepEqual(tls.kind === 'run' ? tls.options.tls : undefined, { certFile: '/w/c.pem', keyFile: '/w/k.pem' });
+  const insecure = parseServeArgs(['--host', '0.0.0.0', '--insecure-remote']);
+  assert.equal(insecure.kind === 'run' ? insecure.options.insecureRemote : undefined, true);
+  const half = parseServeArgs(['--tls-cert', 'c.pem']);
+  assert.match(half.kind === 'error' ? half.message : '', /--tls-cert and --tls-key go together/);
 });

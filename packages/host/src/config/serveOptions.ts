@@ -1,3 +1,4 @@
+import { isIPv4 } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -9,6 +10,7 @@ export const DEFAULT_PORT_TRIES = 10;
 export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../../../../.data', import.meta.url));
 
 export const SERVE_USAGE = `usage: outrigger serve [--port N] [--host ADDR] [--data-dir DIR] [--allow-root DIR]... [--tool-timeout SEC]
+                       [--tls-cert FILE --tls-key FILE] [--insecure-remote]
 
 Runs the Outrigger host: durable Claude Code sessions behind an HTTP + SSE API and the web UI, and prints
 the URL to open (with its access token). Without ANTHROPIC_API_KEY (or another credential) it runs the
@@ -16,8 +18,13 @@ offline demo model and says so.
 
   --port N           listen on this port (default ${DEFAULT_PORT}, or the next free one up to ${DEFAULT_PORT + DEFAULT_PORT_TRIES - 1};
                      0: any free port)
-  --host ADDR        listen on this address (default 127.0.0.1; anything else is reachable from the network,
-                     still only with the token)
+  --host ADDR        listen on this address (default 127.0.0.1). An address other than loopback is refused
+                     unless --tls-cert/--tls-key are given (or --insecure-remote); to reach the host from
+                     another machine, prefer SSH forwarding: ssh -L ${DEFAULT_PORT}:127.0.0.1:${DEFAULT_PORT} HOST
+  --tls-cert FILE    serve HTTPS with this PEM certificate (with --tls-key); the cookie is then Secure
+  --tls-key FILE     the PEM private key of --tls-cert
+  --insecure-remote  allow a non-loopback --host over plain HTTP: the token and the cookie cross the
+                     network in clear text
   --data-dir DIR     where the host keeps its database, token and logs (default: .data in the repository)
   --allow-root DIR   sessions may only run in directories under DIR (repeatable; default: anywhere)
   --tool-timeout SEC cancel a turn whose tool runs longer than this (default: off)
@@ -32,6 +39,30 @@ export interface ServeOptions {
   readonly dataDir: string;
   readonly allowRoots: readonly string[];
   readonly toolTimeoutMs: number | undefined;
+  /** `--tls-cert` and `--tls-key`: serve HTTPS. */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  /** `--insecure-remote`: a non-loopback address over plain HTTP, on purpose. */
+  readonly insecureRemote?: boolean;
+}
+
+/**
+ * Addresses only this machine can reach. `localhost` counts as loopback because the resolver maps it there
+ * (RFC 6761); a name that only resolves to loopback today (a hosts-file entry) does not.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (bare === 'localhost' || bare === '::1') return true;
+  const v4 = bare.startsWith('::ffff:') ? bare.slice('::ffff:'.length) : bare;
+  return isIPv4(v4) && v4.startsWith('127.');
+}
+
+/** Why a non-loopback address is refused, and the three ways on. */
+export function remoteRefusal(host: string): string {
+  return [
+    `--host ${host} is reachable from other machines, and over plain HTTP the token and the session cookie would cross the network in clear text.`,
+    `Reach the host through SSH instead (ssh -L ${DEFAULT_PORT}:127.0.0.1:${DEFAULT_PORT} HOST, then open the printed URL locally),`,
+    'serve HTTPS with --tls-cert FILE --tls-key FILE, or pass --insecure-remote to accept the risk.',
+  ].join('\n');
 }
 
 export type ServeArgs = { kind: 'help' } | { kind: 'error'; message: string } | { kind: 'run'; options: ServeOptions };
@@ -43,6 +74,9 @@ export function parseServeArgs(argv: readonly string[], cwd = process.cwd()): Se
     'data-dir'?: string;
     'allow-root'?: string[];
     'tool-timeout'?: string;
+    'tls-cert'?: string;
+    'tls-key'?: string;
+    'insecure-remote'?: boolean;
     help?: boolean;
   };
   try {
@@ -54,6 +88,9 @@ export function parseServeArgs(argv: readonly string[], cwd = process.cwd()): Se
         'data-dir': { type: 'string' },
         'allow-root': { type: 'string', multiple: true },
         'tool-timeout': { type: 'string' },
+        'tls-cert': { type: 'string' },
+        'tls-key': { type: 'string' },
+        'insecure-remote': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -83,6 +120,18 @@ export function parseServeArgs(argv: readonly string[], cwd = process.cwd()): Se
   }
   const host = values.host ?? '127.0.0.1';
   if (host.trim() === '') return { kind: 'error', message: '--host must not be empty' };
+  const certFile = values['tls-cert'];
+  const keyFile = values['tls-key'];
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    return { kind: 'error', message: '--tls-cert and --tls-key go together: give both, or neither' };
+  }
+  const tls =
+    certFile !== undefined && keyFile !== undefined
+      ? { certFile: resolve(cwd, certFile), keyFile: resolve(cwd, keyFile) }
+      : undefined;
+  const insecureRemote = values['insecure-remote'] === true;
+  if (!isLoopbackHost(host) && tls === undefined && !insecureRemote)
+    return { kind: 'error', message: remoteRefusal(host) };
   return {
     kind: 'run',
     options: {
@@ -92,6 +141,8 @@ export function parseServeArgs(argv: readonly string[], cwd = process.cwd()): Se
       dataDir: resolve(cwd, values['data-dir'] ?? DEFAULT_DATA_DIR),
       allowRoots: (values['allow-root'] ?? []).map((root) => resolve(cwd, root)),
       toolTimeoutMs,
+      ...(tls === undefined ? {} : { tls }),
+      ...(insecureRemote ? { insecureRemote } : {}),
     },
   };
 }

@@ -36,6 +36,9 @@ const allowedLogFields = [
   'file',
   'modelBackend',
   'reason',
+  'tls',
+  // the data directory's own entries whose modes were narrowed (paths relative to it, never user files)
+  'narrowedPaths',
   // streams and events
   'stream',
   'type',

@@ -1,4 +1,14 @@
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fchmodSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 
 export interface RotatingFileOptions {
@@ -25,7 +35,10 @@ export class RotatingFile {
     this.#options = options;
     mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
     this.#fd = openSync(options.path, 'a', 0o600);
-    this.#size = fstatSync(this.#fd).size;
+    const stats = fstatSync(this.#fd);
+    // The open mode only applies to a new file: a log an older version left 0644 is narrowed here.
+    if ((stats.mode & 0o077) !== 0) fchmodSync(this.#fd, stats.mode & 0o700);
+    this.#size = stats.size;
   }
 
   write(line: string): void {
