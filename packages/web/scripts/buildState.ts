@@ -10,7 +10,10 @@ const repoDir = join(webDir, '..', '..');
 export const distDir = join(webDir, 'dist');
 const stampFile = join(distDir, '.build-stamp');
 
-/** Everything the bundle is made of: the UI's sources and config, the contract packages it imports, the lockfile. */
+/**
+ * Everything the bundle is made of: the UI's sources, config and `public/` files (copied as they are), the
+ * contract packages it imports, the lockfile.
+ */
 function inputs(): string[] {
   const files = [
     join(webDir, 'index.html'),
@@ -20,6 +23,7 @@ function inputs(): string[] {
   ];
   for (const dir of [
     join(webDir, 'src'),
+    join(webDir, 'public'),
     join(repoDir, 'packages', 'host-api', 'src'),
     join(repoDir, 'packages', 'protocol', 'src'),
   ])

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HostClient } from '@outrigger/host-api';
 import { HostStore } from './hostStore.ts';
-import { settle } from './testing/fakeTimers.ts';
+import { within } from './testing/deadline.ts';
+import { FakeTimers, settle } from './testing/fakeTimers.ts';
 import { interaction, summary } from './testing/fixtures.ts';
 import { MemoryTabShares } from './testing/memoryTabShare.ts';
 import { sseFrame } from './testing/sseFrame.ts';
@@ -16,6 +17,12 @@ const infoResponse = () =>
     allowRoots: [],
     limits: {},
   });
+
+/**
+ * The stream's timers are fake, so a store a failed test never stopped holds no real timer and the file
+ * still ends once its deadline fails the test.
+ */
+const offClock = () => ({ stream: { timers: new FakeTimers() } });
 
 function fakeHost(lists: { sessionsSeq?: number; interactionsSeq?: number }) {
   const streamAfter: string[] = [];
@@ -52,25 +59,25 @@ function fakeHost(lists: { sessionsSeq?: number; interactionsSeq?: number }) {
 
 test('the host stream opens after the older of the two lists, and its events apply over them', async () => {
   const host = fakeHost({ sessionsSeq: 10, interactionsSeq: 7 });
-  const store = new HostStore(host.client);
+  const store = new HostStore(host.client, offClock());
   const running = store.start();
   await settle();
   assert.deepEqual(host.streamAfter, ['7']);
   assert.deepEqual(store.screen.get().view.inbox, {}, 'the interaction resolved at seq 8 left the inbox');
   assert.equal(store.screen.get().connection, 'live');
   store.stop();
-  await running;
+  await within('the host store to end after stop()', running);
 });
 
 test('a host that does not say its lists’ seq is replayed from the start', async () => {
   const host = fakeHost({});
-  const store = new HostStore(host.client);
+  const store = new HostStore(host.client, offClock());
   const running = store.start();
   await settle();
   assert.deepEqual(host.streamAfter, ['0']);
   assert.equal(store.screen.get().view.sessions.a?.id, 'a');
   store.stop();
-  await running;
+  await within('the host store to end after stop()', running);
 });
 
 /** A host whose log grows on demand: lists at the current seq, streams replaying after Last-Event-ID then live. */
@@ -131,7 +138,7 @@ async function withTabs(stores: HostStore[], body: () => Promise<void>): Promise
     await body();
   } finally {
     for (const store of stores) store.stop();
-    await Promise.all(running);
+    await within('every tab’s store to end after stop()', Promise.all(running));
   }
 }
 
@@ -144,7 +151,7 @@ test('tabs share one host stream: one tab follows it, every tab applies each eve
   const host = liveHost();
   host.change('a', 'first');
   const shares = new MemoryTabShares();
-  const tabs = [0, 1, 2].map(() => new HostStore(host.client, { share: shares.tab() }));
+  const tabs = [0, 1, 2].map(() => new HostStore(host.client, { ...offClock(), share: shares.tab() }));
   await withTabs(tabs, async () => {
     await settle();
     assert.deepEqual(host.opens, [1], 'one stream for three tabs, after the lists');
@@ -161,7 +168,7 @@ test('tabs share one host stream: one tab follows it, every tab applies each eve
 test('when the leading tab closes, the next opens the stream from the last seq it applied: nothing is missed', async () => {
   const host = liveHost();
   const shares = new MemoryTabShares();
-  const tabs = [0, 1, 2].map(() => new HostStore(host.client, { share: shares.tab() }));
+  const tabs = [0, 1, 2].map(() => new HostStore(host.client, { ...offClock(), share: shares.tab() }));
   await withTabs(tabs, async () => {
     await settle();
     host.change('a', 'one');
@@ -177,10 +184,11 @@ test('when the leading tab closes, the next opens the stream from the last seq i
 test('a tab that missed a posted frame (a hole in the seqs) loads the lists again', async () => {
   const host = liveHost();
   const shares = new MemoryTabShares();
-  const leader = new HostStore(host.client, { share: shares.tab() });
+  const leader = new HostStore(host.client, { ...offClock(), share: shares.tab() });
   const lossy = shares.tab();
   let dropped = 0;
   const follower = new HostStore(host.client, {
+    ...offClock(),
     share: {
       ...lossy,
       listen: (receive) =>

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HostApiError, type PostTurnBody } from '@outrigger/host-api';
 import { Outbox } from './outbox.ts';
+import { within } from './testing/deadline.ts';
 import { FakeTimers, settle } from './testing/fakeTimers.ts';
 
 const accepted = { turnId: 't1', queued: false, steered: false, replayed: false };
@@ -23,7 +24,7 @@ test('a network failure is retried with the same clientMessageId until the host 
   await settle();
   assert.equal(outbox.items.get()[0]?.state, 'waiting');
   await timers.advance(10_000);
-  assert.deepEqual(await sent, accepted);
+  assert.deepEqual(await within('the retried send to be accepted', sent), accepted);
   assert.deepEqual(
     bodies.map((body) => body.clientMessageId),
     ['c-1', 'c-1', 'c-1'],
@@ -43,12 +44,12 @@ test('a refusal (4xx) is not retried; the prompt stays for the person, and a ret
       return accepted;
     },
   });
-  assert.equal(await outbox.send('s1', { prompt: 'x' }), null);
+  assert.equal(await within('the refused send to settle', outbox.send('s1', { prompt: 'x' })), null);
   const failed = outbox.items.get()[0];
   assert.equal(failed?.state, 'failed');
   assert.equal(failed?.error, 'the prompt is too long');
   assert.equal(failed?.body.prompt, 'x');
-  assert.deepEqual(await outbox.retry('c-2'), accepted);
+  assert.deepEqual(await within('the retry to be accepted', outbox.retry('c-2')), accepted);
   assert.equal(calls, 2);
 });
 
@@ -65,7 +66,7 @@ test('it gives up after maxAttempts and says why', async () => {
   const sent = outbox.send('s1', { prompt: 'x', mode: 'steer' });
   await settle();
   await timers.advance(10_000);
-  assert.equal(await sent, null);
+  assert.equal(await within('the send to give up', sent), null);
   assert.equal(outbox.items.get()[0]?.state, 'failed');
   assert.equal(outbox.items.get()[0]?.attempts, 2);
   assert.equal(outbox.items.get()[0]?.body.mode, 'steer');

@@ -57,6 +57,18 @@ describe('a recorded turn', () => {
     assert.deepEqual(fold(doubled), state);
   });
 
+  test('mid-stream, replaying any event already applied (the last one included) changes nothing', () => {
+    // Checked after every prefix, not only at the end: there the final `text` replaces the deltas and a
+    // status is set again by the next one, which hides a replay that was applied.
+    for (let applied = 1; applied <= events.length; applied++) {
+      const now = fold(events.slice(0, applied));
+      for (const replayed of events.slice(0, applied)) {
+        const after = apply(now, replayed, T0 + replayed.data.seq * 10);
+        assert.deepEqual(after, now, `seq ${replayed.data.seq} (${replayed.type}) replayed after seq ${applied}`);
+      }
+    }
+  });
+
   test('a reload mid-stream (snapshot, then a replay that overlaps it) gives the same state', () => {
     for (const cut of [3, 6, 9, 14, 15, events.length - 1]) {
       const before = fold(events.slice(0, cut));
@@ -72,6 +84,50 @@ describe('a recorded turn', () => {
     const older = snapshotOf(fold(events.slice(0, 5)));
     const after = sessionReducer(state, { type: 'snapshot', snapshot: older });
     assert.equal(after, state);
+  });
+});
+
+describe('the seq watermark', () => {
+  const started = ev('turn_started', 1, { turnId: 't1', kind: 'user', message: null });
+  const delta = (seq: number, text: string) =>
+    ev('text', seq, { turnId: 't1', messageId: 'm', delta: text, final: false, interrupted: false });
+  const streamed = (state: SessionViewState) => {
+    const block = state.rows.m?.content[0];
+    return block?.type === 'text' ? block.text : undefined;
+  };
+
+  test('a text delta delivered again, at the watermark or below it, does not grow the text mid-stream', () => {
+    const state = fold([started, delta(2, 'Run'), delta(3, 'ning')]);
+    assert.equal(streamed(state), 'Running');
+    assert.equal(streamed(apply(state, delta(3, 'ning'))), 'Running', 'the event at the watermark');
+    assert.equal(streamed(apply(state, delta(2, 'Run'))), 'Running', 'an older event');
+  });
+
+  test('a tool result delivered again neither replaces the newer one nor touches the row', () => {
+    const use = ev('tool_use', 2, { turnId: 't1', messageId: 'm', tool: tool({ id: 'tu' }) });
+    const hook = (seq: number, text: string) =>
+      ev('tool_result', seq, {
+        turnId: 't1',
+        messageId: 'm',
+        tool_use_id: 'tu',
+        status: 'completed',
+        result: result('tu', 'hook', text),
+      });
+    const state = fold([started, use, hook(3, 'first'), hook(4, 'second')]);
+    // Equal rank: the later result wins, so an older one applied again would take its place.
+    assert.equal(resultOf(apply(state, hook(3, 'first')).rows.m!)?.content, 'second');
+    // The one at the watermark, arriving later, would restamp the row it already made.
+    assert.equal(apply(state, hook(4, 'second'), T0 + 99_000).rows.m?.updatedAt, state.rows.m?.updatedAt);
+  });
+
+  test('a status or an error delivered again neither takes the session back nor adds a second notice', () => {
+    const status = (seq: number, value: 'running' | 'needs_input') =>
+      ev('status', seq, { status: value, closed: false, needsInputCount: 0, runningTurnId: 't1', lastError: null });
+    const error = ev('error', 3, { turnId: 't1', code: 'sidecar_unavailable', message: 'The sidecar stopped' });
+    const state = fold([status(1, 'running'), status(2, 'needs_input'), error]);
+    assert.equal(apply(state, status(1, 'running')).session?.status, 'needs_input');
+    assert.equal(apply(state, error).notices.length, 1, 'the event at the watermark');
+    assert.equal(apply(state, error).lastSeq, 3);
   });
 });
 

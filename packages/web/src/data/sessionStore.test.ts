@@ -4,7 +4,8 @@ import { HostClient, type SessionEvent } from '@outrigger/host-api';
 import { sessionReducer } from './sessionReducer.ts';
 import { emptySessionState } from './sessionState.ts';
 import { SessionStore } from './sessionStore.ts';
-import { settle } from './testing/fakeTimers.ts';
+import { within } from './testing/deadline.ts';
+import { FakeTimers, settle } from './testing/fakeTimers.ts';
 import { snapshot } from './testing/fixtures.ts';
 import { recordedTurn } from './testing/recordedTurn.ts';
 import { snapshotOf } from './testing/snapshotOf.ts';
@@ -38,24 +39,34 @@ function fakeHost(log: SessionEvent[], snapshotSeq: number) {
   return { client: new HostClient({ fetch: fetch as typeof globalThis.fetch }), streamRequests };
 }
 
+/**
+ * Store options for these tests: the stream's timers are fake, so a store a failed test never stopped holds
+ * no real timer (a dead-stream check, a backoff) and the file still ends once its deadline fails the test.
+ */
+const offClock = () => ({ now: () => 0, stream: { timers: new FakeTimers() } });
+
 test('a reload mid-turn (snapshot, then the stream after its lastSeq) shows the same transcript once', async () => {
   const log = recordedTurn();
   const watchedAll = fakeHost(log, 0);
   const reloaded = fakeHost(log, 9);
-  const a = new SessionStore(watchedAll.client, 's1', { now: () => 0 });
-  const b = new SessionStore(reloaded.client, 's1', { now: () => 0 });
+  const a = new SessionStore(watchedAll.client, 's1', offClock());
+  const b = new SessionStore(reloaded.client, 's1', offClock());
   const runs = [a.start(), b.start()];
-  await settle();
-  assert.deepEqual(reloaded.streamRequests, ['9']);
-  assert.equal(a.view.lastSeq, log.length);
-  assert.equal(b.view.lastSeq, log.length);
-  assert.deepEqual(b.view.order, a.view.order);
-  assert.deepEqual(b.view.rows, a.view.rows);
-  assert.equal(b.view.session?.runningTurnId, null);
-  assert.equal(b.screen.get().connection, 'live');
-  a.stop();
-  b.stop();
-  await Promise.all(runs);
+  // Stopped whatever happens: a failed assertion must not leave streams whose real timers keep the file running.
+  try {
+    await settle();
+    assert.deepEqual(reloaded.streamRequests, ['9']);
+    assert.equal(a.view.lastSeq, log.length);
+    assert.equal(b.view.lastSeq, log.length);
+    assert.deepEqual(b.view.order, a.view.order);
+    assert.deepEqual(b.view.rows, a.view.rows);
+    assert.equal(b.view.session?.runningTurnId, null);
+    assert.equal(b.screen.get().connection, 'live');
+  } finally {
+    a.stop();
+    b.stop();
+    await within('both session stores to end after stop()', Promise.all(runs));
+  }
 });
 
 test('a snapshot that cannot be loaded is reported, not shown as an empty session', async () => {
@@ -63,27 +74,30 @@ test('a snapshot that cannot be loaded is reported, not shown as an empty sessio
     fetch: async () => Response.json({ error: { code: 'not_found', message: 'no such session' } }, { status: 404 }),
   });
   const store = new SessionStore(client, 'nope');
-  await store.start();
+  await within('start() to end on a snapshot it cannot load', store.start());
   assert.equal(store.screen.get().loadError, 'no such session');
   assert.equal(store.view.session, null);
 });
 
 test('a start overtaken by a stop opens no stream (React StrictMode mounts twice)', async () => {
   const host = fakeHost(recordedTurn(), 3);
-  const store = new SessionStore(host.client, 's1', { now: () => 0 });
+  const store = new SessionStore(host.client, 's1', offClock());
   const first = store.start();
   store.stop();
   const second = store.start();
-  await settle();
-  assert.deepEqual(host.streamRequests, ['3']);
-  store.stop();
-  await Promise.all([first, second]);
+  try {
+    await settle();
+    assert.deepEqual(host.streamRequests, ['3']);
+  } finally {
+    store.stop();
+    await within('both starts to end after stop()', Promise.all([first, second]));
+  }
 });
 
 test('a hidden tab lets go of its stream and catches up from its last seq when shown again', async () => {
   const log = recordedTurn();
   const host = fakeHost(log, 3);
-  const store = new SessionStore(host.client, 's1', { now: () => 0 });
+  const store = new SessionStore(host.client, 's1', offClock());
   store.pause(); // opened in a background tab
   const running = store.start();
   try {
@@ -104,7 +118,7 @@ test('a hidden tab lets go of its stream and catches up from its last seq when s
     assert.equal(store.screen.get().connection, 'live');
   } finally {
     store.stop();
-    await running;
+    await within('the session store to end after stop()', running);
   }
 });
 
@@ -112,7 +126,7 @@ test('a session the host refuses to load for this browser (401) says unauthorize
   const fetch = async (): Promise<Response> =>
     Response.json({ error: { code: 'unauthorized', message: 'a wrong token' } }, { status: 401 });
   const store = new SessionStore(new HostClient({ fetch: fetch as typeof globalThis.fetch }), 's1');
-  await store.start();
+  await within('start() to end on a 401', store.start());
   assert.equal(store.screen.get().connection, 'unauthorized');
   assert.notEqual(store.screen.get().loadError, null);
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HostApiError, type SseFrame } from '@outrigger/host-api';
 import { type ConnectionState, StreamConnection, type StreamFrame } from './streamConnection.ts';
+import { within } from './testing/deadline.ts';
 import { FakeTimers, settle } from './testing/fakeTimers.ts';
 
 /** A fake host stream per connection: the test pushes frames, ends it, or lets it hang. */
@@ -82,7 +83,7 @@ test('delivers events in order, skips heartbeats and replayed seqs', async () =>
   );
   assert.deepEqual(states, ['live']);
   connection.stop();
-  await running;
+  await within('the connection to end after stop()', running);
 });
 
 test('after a break it reconnects with the last seq it delivered', async () => {
@@ -103,7 +104,7 @@ test('after a break it reconnects with the last seq it delivered', async () => {
   );
   assert.equal(states.at(-1), 'live');
   connection.stop();
-  await running;
+  await within('the connection to end after stop()', running);
 });
 
 test('a stream silent for 45 s is called dead, shown disconnected and reopened', async () => {
@@ -123,7 +124,7 @@ test('a stream silent for 45 s is called dead, shown disconnected and reopened',
   assert.equal(streams.length, 2);
   assert.equal(streams[1]?.after, 1);
   connection.stop();
-  await running;
+  await within('the connection to end after stop()', running);
 });
 
 test('failed opens back off, and reconnectNow skips the wait', async () => {
@@ -140,7 +141,7 @@ test('failed opens back off, and reconnectNow skips the wait', async () => {
   assert.equal(streams.length, 1);
   assert.equal(states.at(-1), 'live');
   connection.stop();
-  await running;
+  await within('the connection to end after stop()', running);
 });
 
 test('401 stops as unauthorized, 404 as gone', async () => {
@@ -151,7 +152,7 @@ test('401 stops as unauthorized, 404 as gone', async () => {
     const { states, streams, running } = setup({
       openError: () => new HostApiError(status, status === 401 ? 'unauthorized' : 'not_found', 'no'),
     });
-    await running;
+    await within(`the connection to give up on a ${status}`, running);
     assert.equal(states.at(-1), expected);
     assert.equal(streams.length, 0);
   }

