@@ -171,9 +171,7 @@ export async function startHost(options: StartHostOptions): Promise<RunningHost>
       options.port ?? 0,
       options.portFallback === true,
       (port) => {
-        // `secureCookie` is for security.ts to honour (a cookie sent only over HTTPS); typed apart so this
-        // builds whether or not that field has landed there yet.
-        const security: SecurityOptions & { secureCookie?: boolean } = {
+        const security: SecurityOptions = {
           token: () => tokens.current(),
           port,
           boundHost: host,

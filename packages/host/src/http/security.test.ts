@@ -118,6 +118,16 @@ test('over HTTPS the exchanged cookie is Secure', async () => {
   assert.match(response.headers.get('set-cookie') ?? '', /; Secure(;|$)/);
 });
 
+test('over HTTPS the own origin is the https one: a page served over TLS can post, an http origin cannot', async () => {
+  const { call } = appForTest({
+    security: { token: () => TEST_TOKEN, port: TEST_PORT, boundHost: '127.0.0.1', secureCookie: true },
+  });
+  const secure = await call('/api/info', { headers: { origin: `https://127.0.0.1:${TEST_PORT}` } });
+  assert.equal(secure.status, 200);
+  const plain = await call('/api/info', { headers: { origin: `http://127.0.0.1:${TEST_PORT}` } });
+  assert.equal(plain.status, 403);
+});
+
 test('the Content-Security-Policy is on the page, an API answer, a 401, a 404 and an SSE stream', async () => {
   const { call } = appForTest();
   const responses = {

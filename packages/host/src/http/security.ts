@@ -15,7 +15,10 @@ export interface SecurityOptions {
   port: number;
   /** The address it is bound to (`127.0.0.1` by default). */
   boundHost: string;
-  /** Served over HTTPS: the cookie gets `Secure`, so a browser never sends it over plain HTTP. */
+  /**
+   * Served over HTTPS: the cookie gets `Secure`, so a browser never sends it over plain HTTP, and the host's own
+   * origins are `https://` ones (a page loaded over TLS sends `Origin: https://…`).
+   */
   secureCookie?: boolean;
 }
 
@@ -76,7 +79,8 @@ export function tokenMatches(candidate: string | undefined, token: string): bool
  */
 export function securityMiddleware(options: SecurityOptions): MiddlewareHandler {
   const ownHosts = ownHostHeaders(options);
-  const ownOrigins = new Set([...ownHosts].map((host) => `http://${host}`));
+  const scheme = options.secureCookie === true ? 'https' : 'http';
+  const ownOrigins = new Set([...ownHosts].map((host) => `${scheme}://${host}`));
   const cookieName = tokenCookieName(options.port);
   return async (c, next) => {
     const host = c.req.header('host')?.toLowerCase();
