@@ -6,7 +6,6 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { type TestContext, test } from 'node:test';
-import { promisify } from 'node:util';
 import { HostClient } from '@outrigger/host-api';
 import { PortInUseError } from './http/httpServer.ts';
 import { FakeHostService } from './http/testing/fakeHostService.ts';
@@ -216,23 +215,29 @@ async function selfSignedCertificate(dir: string): Promise<{ certFile: string; k
   const certFile = join(dir, 'cert.pem');
   const keyFile = join(dir, 'key.pem');
   try {
-    await promisify(execFile)('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      '-days',
-      '1',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-    ]);
+    await new Promise<void>((resolve, reject) => {
+      execFile(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-subj',
+          '/CN=localhost',
+          '-addext',
+          'subjectAltName=DNS:localhost,IP:127.0.0.1',
+          '-days',
+          '1',
+          '-keyout',
+          keyFile,
+          '-out',
+          certFile,
+        ],
+        (error) => (error === null ? resolve() : reject(error)),
+      );
+    });
   } catch (error) {
     return `openssl could not make a test certificate (${(error as Error).message.split('\n')[0]})`;
   }
