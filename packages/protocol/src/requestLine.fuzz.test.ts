@@ -11,8 +11,11 @@ import { assertFuzz } from './testing/fuzz.ts';
 import {
   assertOrdinaryPrototypes,
   fieldsObjectText,
+  hostileJsonText,
+  keyText,
   nestedText,
   snapshotBuiltinPrototypes,
+  stringText,
 } from './testing/hostileJson.ts';
 import { requestFieldNames } from './testing/requestFields.ts';
 import { goodFieldValue, requestLineText } from './testing/requestLines.ts';
@@ -90,11 +93,45 @@ describe('request line fuzz', () => {
         assert.deepEqual(parseRequestLine(line(nestedText(depth, kind))), {
           kind: 'invalid',
           error: `sidecar request nests deeper than ${MAX_REQUEST_NESTING} levels`,
+          id: 'd',
         });
         const version = parseRequestLine(`{"version":${nestedText(depth, kind)},"type":"close"}`);
         assert.equal(version.kind, 'invalid');
       }
     }
+  });
+
+  test('a too-deep line is correlated exactly when JSON.parse would find a usable top-level id', async () => {
+    // The scan must agree with the full parse on every shallow object, and splicing a too-deep member in
+    // must not change what it reads: the oracle is JSON.parse on the line without that member.
+    const idKey = fc.constantFrom('"id"', '"i\\u0064"', '"id "', '"ID"');
+    const idValue = fc.oneof(stringText, hostileJsonText);
+    const member = fc.oneof(fc.tuple(keyText, hostileJsonText), fc.tuple(idKey, idValue));
+    const space = fc.constantFrom('', ' ', '\n', '\t ');
+    const deepCase = fc.record({
+      members: fc.array(fc.tuple(member, space), { maxLength: 5 }),
+      at: fc.nat(),
+      deep: fc.tuple(
+        fc.integer({ min: MAX_REQUEST_NESTING, max: 3_000 }),
+        fc.constantFrom('array', 'object') as fc.Arbitrary<'array' | 'object'>,
+      ),
+    });
+    await assertFuzz(
+      'too-deep line id',
+      fc.property(deepCase, ({ members, at, deep: [depth, kind] }) => {
+        const texts = members.map(([[key, value], pad]) => `${pad}${key}${pad}:${pad}${value}${pad}`);
+        const shallow = JSON.parse(`{${texts.join(',')}}`) as Record<string, unknown>;
+        const expected = typeof shallow.id === 'string' && shallow.id.trim() !== '' ? shallow.id : undefined;
+        texts.splice(at % (texts.length + 1), 0, `"payload":${nestedText(depth, kind)}`);
+        const parsed = parseRequestLine(`{${texts.join(',')}}`);
+        const error = `sidecar request nests deeper than ${MAX_REQUEST_NESTING} levels`;
+        assert.deepEqual(
+          parsed,
+          expected === undefined ? { kind: 'invalid', error } : { kind: 'invalid', error, id: expected },
+        );
+      }),
+      { numRuns: 1_500 },
+    );
   });
 
   test('rejected versions and types are echoed only when short and printable', () => {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { MAX_REQUEST_NESTING } from './jsonNesting.ts';
 import { parseRequestLine } from './requestLine.ts';
+import { nestedText } from './testing/hostileJson.ts';
 
 const budgets = { interruptTimeoutMs: 10_000, drainTimeoutMs: 8_000 };
 
@@ -130,5 +132,47 @@ describe('parseRequestLine', () => {
     const parsed = invalid({ version: 10, id: ' r5 ', type: 'close' });
     assert.ok(parsed.kind === 'request');
     assert.equal(parsed.request.id, ' r5 ');
+  });
+
+  describe('a line nested too deep', () => {
+    const tooDeep = `sidecar request nests deeper than ${MAX_REQUEST_NESTING} levels`;
+    const deep = nestedText(MAX_REQUEST_NESTING + 1, 'array');
+
+    test('is answered with its top-level id wherever the id stands, so the waiter is not left to time out', () => {
+      for (const line of [
+        `{"version":10,"id":"abc","type":"submit_interactive","payload":${deep}}`,
+        `{"version":10,"type":"submit_interactive","payload":${deep},"id":"abc"}`,
+        ` { "payload" : ${nestedText(10_000, 'object')} , "id" : "abc" } `,
+        // The key is compared decoded, as JSON.parse would read it.
+        `{"payload":${deep},"i\\u0064":"abc"}`,
+      ]) {
+        assert.deepEqual(parseRequestLine(line), { kind: 'invalid', error: tooDeep, id: 'abc' }, line.slice(0, 60));
+      }
+      // Brackets and quotes inside strings do not end the deep member early or hide the id.
+      assert.deepEqual(parseRequestLine(`{"a":["]}\\"[",${deep}],"id":"a\\"b"}`), {
+        kind: 'invalid',
+        error: tooDeep,
+        id: 'a"b',
+      });
+    });
+
+    test('stays uncorrelated when the top level names no usable id', () => {
+      for (const line of [
+        `{"version":10,"type":"close","payload":${deep}}`,
+        `{"id":7,"payload":${deep}}`,
+        `{"id":["abc"],"payload":${deep}}`,
+        `{"id":" ","payload":${deep}}`,
+        // An id inside the nested value is not the line's id.
+        `{"payload":{"id":"abc","inner":${deep}}}`,
+        `{"payload":[${deep},{"id":"abc"}]}`,
+        `[{"id":"abc"},${deep}]`,
+        // The last duplicate wins, as in JSON.parse.
+        `{"id":"abc","payload":${deep},"id":null}`,
+        // Cut off: the top-level object never closes.
+        `{"id":"abc","payload":${deep.slice(0, -1)}}`,
+      ]) {
+        assert.deepEqual(parseRequestLine(line), { kind: 'invalid', error: tooDeep }, line.slice(0, 60));
+      }
+    });
   });
 });

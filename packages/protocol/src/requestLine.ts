@@ -1,5 +1,5 @@
 import { echoedValue } from './echoedValue.ts';
-import { MAX_REQUEST_NESTING, nestsDeeperThan } from './jsonNesting.ts';
+import { MAX_REQUEST_NESTING, nestsDeeperThan, topLevelStringMember } from './jsonNesting.ts';
 import { isPlainObject } from './plainObject.ts';
 import { isRequestType, type RequestType } from './requestTypes.ts';
 import { PROTOCOL_VERSION, type ProtocolVersion, unsupportedVersionError } from './version.ts';
@@ -24,7 +24,10 @@ export type ParsedRequestLine =
 export function parseRequestLine(line: string): ParsedRequestLine {
   if (line.trim() === '') return { kind: 'blank' };
   if (nestsDeeperThan(line, MAX_REQUEST_NESTING)) {
-    return { kind: 'invalid', error: `sidecar request nests deeper than ${MAX_REQUEST_NESTING} levels` };
+    const error = `sidecar request nests deeper than ${MAX_REQUEST_NESTING} levels`;
+    // Too deep to parse, but the top-level id is read by a flat scan so the caller's waiter is answered.
+    const id = usableId(topLevelStringMember(line, 'id'));
+    return id === undefined ? { kind: 'invalid', error } : { kind: 'invalid', error, id };
   }
   let value: unknown;
   try {
@@ -76,7 +79,10 @@ function cancelBudgetError(payload: Record<string, unknown>): string | undefined
 }
 
 function correlationIdOf(value: unknown): string | undefined {
-  if (!isPlainObject(value)) return undefined;
-  const { id } = value;
+  return isPlainObject(value) ? usableId(value.id) : undefined;
+}
+
+/** The envelope's rule for an id worth answering: a string that is not empty after trimming. */
+function usableId(id: unknown): string | undefined {
   return typeof id === 'string' && id.trim() !== '' ? id : undefined;
 }

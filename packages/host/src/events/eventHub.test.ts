@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventStream } from '../service/hostService.ts';
+import { openFaultInjectingSqliteStore } from '../store/faultInjectingStore.ts';
 import type { WriteUnit } from '../store/hostStore.ts';
 import { SqliteHostStore } from '../store/sqlite/sqliteHostStore.ts';
 import { testSession } from '../store/testRecords.ts';
@@ -242,5 +243,99 @@ test('commitAll commits its units together or not at all, also when its group co
   const fulfilled = results[2] as PromiseFulfilledResult<unknown[]>;
   assert.equal(fulfilled.value.length, 2, 'one result per unit');
   await publisher.drain();
+  await store.close();
+});
+
+test('an event published while the last replay read is in flight is not lost when the stream turns live', async () => {
+  const store = SqliteHostStore.open({ path: ':memory:' });
+  await store.commit({ sessions: [testSession('s1')] });
+  // The read takes its snapshot at once but hands it over only when the test says, so a commit and its
+  // publish land exactly between the store answering and the hub deciding whether to turn live.
+  let reads = 0;
+  let release: (() => void) | undefined;
+  let snapshotTaken: (() => void) | undefined;
+  const reader: EventLogReader = {
+    readSessionEvents: async (...args) => {
+      reads += 1;
+      const events = await store.readSessionEvents(...args);
+      if (reads === 1) {
+        snapshotTaken?.();
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      }
+      return events;
+    },
+    readHostEvents: (...args) => store.readHostEvents(...args),
+  };
+  const hub = new EventHub(reader);
+  const publisher = new CommitPublisher(store, hub, { groupCommit: false });
+  await publisher.commit(titleUnit('s1', 1));
+
+  const stream = hub.openSessionStream('s1', 0);
+  const iterator = stream[Symbol.asyncIterator]();
+  const taken = new Promise<void>((resolve) => {
+    snapshotTaken = resolve;
+  });
+  const first = iterator.next();
+  await taken;
+  // Published while the stream still replays, so it is ignored live; the snapshot in flight lacks it.
+  await publisher.commit(titleUnit('s1', 2));
+  release?.();
+  assert.equal((await first).value?.data.seq, 1);
+
+  // Nothing else is ever published (think of a turn's last event): only the hub's own check can find seq 2.
+  let timer: NodeJS.Timeout | undefined;
+  const second = await Promise.race([
+    iterator.next(),
+    new Promise<'missed'>((resolve) => {
+      timer = setTimeout(() => resolve('missed'), 1_000);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (second === 'missed') assert.fail('the stream went live past seq 2 and waits for an event it already missed');
+  assert.equal(second.value?.data.seq, 2);
+
+  // Having caught up it is live: the next event arrives by publish, with no further store read.
+  const readsWhenCaughtUp = reads;
+  const third = iterator.next();
+  await publisher.commit(titleUnit('s1', 3));
+  assert.equal((await third).value?.data.seq, 3);
+  assert.equal(reads, readsWhenCaughtUp, 'a caught-up stream turns live instead of polling the store');
+  stream.close();
+  await store.close();
+});
+
+test('a write whose COMMIT fails publishes nothing, leaves no seq in the log, and the next write takes that seq', async () => {
+  const store = openFaultInjectingSqliteStore({ path: ':memory:' });
+  await store.commit({ sessions: [testSession('s1')] });
+  const hub = new EventHub(store);
+  // One unit per transaction, so the failing COMMIT is that unit's own and no group retry hides it.
+  const publisher = new CommitPublisher(store, hub, { groupCommit: false });
+  const stream = hub.openSessionStream('s1', 0);
+  const seen: string[] = [];
+  const reading = (async () => {
+    for await (const event of stream) {
+      seen.push(`${event.data.seq}:${(event.data as { title: string }).title}`);
+      if (event.data.seq >= 2) break;
+    }
+  })();
+  await publisher.commit(titleUnit('s1', 1));
+
+  // Every statement of t2 runs and its seq is assigned; only then does COMMIT throw.
+  store.failWrite(1, 'at_commit');
+  await assert.rejects(publisher.commit(titleUnit('s1', 2)), /injected COMMIT failure/);
+  assert.equal(await store.lastSessionSeq('s1'), 1, 'the rolled-back seq is not the log’s last');
+  await publisher.commit(titleUnit('s1', 3));
+  await reading;
+
+  // Had t2 been published as seq 2, the stream would hold it and drop t3 as a duplicate of seq 2.
+  assert.deepEqual(seen, ['1:t1', '2:t3']);
+  const stored = await store.readSessionEvents('s1', 0, 10);
+  assert.deepEqual(
+    stored.map((event) => `${event.data.seq}:${(event.data as { title: string }).title}`),
+    ['1:t1', '2:t3'],
+  );
+  assert.deepEqual(store.failedWrites, [3]);
   await store.close();
 });

@@ -7,7 +7,7 @@ import { CommitPublisher } from '../events/commitPublisher.ts';
 import { EventHub } from '../events/eventHub.ts';
 import type { SessionLedger } from '../sessions/sessionLedger.ts';
 import type { HostViews, SessionLedgers } from '../sessions/sessionManager.ts';
-import { FaultInjectingStore } from '../store/faultInjectingStore.ts';
+import { FaultInjectingStore, openFaultInjectingSqliteStore } from '../store/faultInjectingStore.ts';
 import { SqliteHostStore } from '../store/sqlite/sqliteHostStore.ts';
 import { StoreError } from '../store/storeError.ts';
 import { type ProjectedSessionLedger, ProjectedSessionLedgers } from './projectedSessionLedger.ts';
@@ -24,7 +24,8 @@ const event = (type: string, payload: Record<string, unknown>) =>
   ({ type, payload: { agentSessionId: 's1', ...payload } }) as unknown as SidecarEvent;
 
 async function setup() {
-  const store = new FaultInjectingStore(SqliteHostStore.open({ path: ':memory:' }));
+  // Reaches the inner COMMIT too, so a test can fail a write after all of its statements ran.
+  const store = openFaultInjectingSqliteStore({ path: ':memory:' });
   const hub = new EventHub(store);
   let clock = 5_000;
   const ledgers = new ProjectedSessionLedgers({
@@ -93,6 +94,38 @@ test('a refused commit throws, keeps nothing and leaves the ledger as the store 
   assert.deepEqual(applied.endedTurnIds, ['t1'], 'the same event applies once the store takes writes again');
   const dones = (await store.readSessionEvents('s1', 0, 100)).filter((item) => item.type === 'done');
   assert.equal(dones.length, 1);
+  await store.close();
+});
+
+test('a commit that fails at COMMIT is refused like any store fault: nothing kept or streamed, the turn goes on', async () => {
+  const { store, hub, ledger } = await setup();
+  await ledger.acceptTurn('t1', prompt('go'), false);
+  await ledger.applySidecarEvent(event('provider_turn_identity_resolved', { turnId: 't1', providerTurnId: 'p1' }));
+  const lastSeq = await store.lastSessionSeq('s1');
+  const stream = hub.openSessionStream('s1', lastSeq);
+  const seen: SessionEvent[] = [];
+  const reading = (async () => {
+    for await (const item of stream) {
+      seen.push(item);
+      if (item.type === 'done') break;
+    }
+  })();
+  store.failWrite(1, 'at_commit');
+  await assert.rejects(
+    ledger.applySidecarEvent(event('turn_completed', { turnId: 't1', stopReason: 'end_turn' })),
+    StoreError,
+  );
+  assert.equal(await store.lastSessionSeq('s1'), lastSeq, 'the rolled-back events have no seq in the log');
+  assert.equal(ledger.turn('t1')?.status, 'running', 'the ledger did not move on');
+  assert.equal(ledger.session.status, 'running');
+  const applied = await ledger.applySidecarEvent(event('turn_completed', { turnId: 't1', stopReason: 'end_turn' }));
+  assert.deepEqual(applied.endedTurnIds, ['t1'], 'the same event applies once the store takes writes again');
+  await reading;
+  const stored = await store.readSessionEvents('s1', lastSeq, 100);
+  assert.equal(seen[0]?.data.seq, lastSeq + 1, 'the first event streamed after the failure is the retry’s');
+  assert.deepEqual(seen, stored.slice(0, seen.length), 'subscribers got exactly what the store kept, once');
+  assert.equal(stored.filter((item) => item.type === 'done').length, 1);
+  hub.shutdown();
   await store.close();
 });
 

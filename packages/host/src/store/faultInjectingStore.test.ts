@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FaultInjectingStore } from './faultInjectingStore.ts';
+import { FaultInjectingStore, openFaultInjectingSqliteStore } from './faultInjectingStore.ts';
 import { SqliteHostStore } from './sqlite/sqliteHostStore.ts';
 import { StoreError } from './storeError.ts';
 import { testSession } from './testRecords.ts';
@@ -38,4 +38,22 @@ test('lose_ack keeps the write but tells the caller it failed; failAllWrites hol
   await store.commit(title('s1', 'after'));
   assert.equal(await store.lastSessionSeq('s1'), 2);
   await store.close();
+});
+
+test('at_commit runs the write and then fails its COMMIT; a store that cannot reach COMMIT refuses to plan it', async () => {
+  const store = openFaultInjectingSqliteStore({ path: ':memory:' });
+  await store.commit({ sessions: [testSession('s1')] });
+  store.failWrite(1, 'at_commit');
+  await assert.rejects(store.commit(title('s1', 'rolled back')), /the store refused a write: injected COMMIT failure/);
+  await store.commit(title('s1', 'kept'));
+  const events = await store.readSessionEvents('s1', 0, 10);
+  assert.deepEqual(
+    events.map((e) => [e.data.seq, e.type === 'title' ? e.data.title : '']),
+    [[1, 'kept']],
+  );
+  // Around a store it cannot reach into, the write would simply commit and a test would pass for nothing.
+  const plain = new FaultInjectingStore(SqliteHostStore.open({ path: ':memory:' }));
+  assert.throws(() => plain.failWrite(1, 'at_commit'), /openFaultInjectingSqliteStore/);
+  await store.close();
+  await plain.close();
 });

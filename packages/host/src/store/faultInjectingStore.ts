@@ -1,13 +1,16 @@
 import type { HostStore, SdkTaskSyncResult, WriteUnit } from './hostStore.ts';
+import { SqliteHostStore, type SqliteHostStoreOptions } from './sqlite/sqliteHostStore.ts';
 import { StoreError } from './storeError.ts';
 
 /**
  * How an injected write failure looks to the caller. `reject`: the store refuses it and keeps
  * nothing (a full disk, a constraint). `lose_ack`: the store keeps it but the caller is told it
  * failed (a connection lost at COMMIT, as a PostgreSQL store can see): the caller must not assume
- * either outcome, and a reload from the store shows the truth.
+ * either outcome, and a reload from the store shows the truth. `at_commit`: the inner store applies
+ * every statement of the write, seqs assigned and events built, and then its `COMMIT` throws, so it
+ * rolls back and keeps nothing (only with `openFaultInjectingSqliteStore`, which can reach the COMMIT).
  */
-export type WriteFault = 'reject' | 'lose_ack';
+export type WriteFault = 'reject' | 'lose_ack' | 'at_commit';
 
 interface PlannedFault {
   readonly write: number;
@@ -26,19 +29,44 @@ export class FaultInjectingStore implements HostStore {
   /** Writes that were failed on purpose, in order (1-based write numbers since creation). */
   readonly failedWrites: number[] = [];
 
-  constructor(inner: HostStore) {
+  /** Whether the inner store sends its COMMIT through `#atCommit`, so `at_commit` faults can fire. */
+  readonly #reachesCommit: boolean;
+  /** Set for the one write whose COMMIT is to throw. */
+  #failNextCommit = false;
+
+  constructor(inner: HostStore, options: { readonly reachesCommit?: boolean } = {}) {
     this.#inner = inner;
+    this.#reachesCommit = options.reachesCommit ?? false;
   }
 
   /** The n-th write from now (1 = the next) fails with `fault`. */
   failWrite(n: number, fault: WriteFault = 'reject'): void {
     if (!Number.isInteger(n) || n < 1) throw new RangeError('failWrite needs a positive integer');
+    this.#assertCanFail(fault);
     this.#planned.push({ write: this.#writes + n, fault });
   }
 
   /** Every write from now on fails (a dead disk) until `heal()`. */
   failAllWrites(fault: WriteFault = 'reject'): void {
+    this.#assertCanFail(fault);
     this.#planned.push({ write: Number.POSITIVE_INFINITY, fault });
+  }
+
+  /** The inner store's COMMIT: runs it, or throws in its place for a write planned to fail `at_commit`. */
+  atCommit(commit: () => void): void {
+    if (!this.#failNextCommit) {
+      commit();
+      return;
+    }
+    this.#failNextCommit = false;
+    throw new Error('injected COMMIT failure');
+  }
+
+  #assertCanFail(fault: WriteFault): void {
+    // Without the hook the write would commit for real and the test would pass for the wrong reason.
+    if (fault === 'at_commit' && !this.#reachesCommit) {
+      throw new Error('at_commit faults need a store from openFaultInjectingSqliteStore');
+    }
   }
 
   heal(): void {
@@ -57,6 +85,16 @@ export class FaultInjectingStore implements HostStore {
     if (planned === undefined) return run();
     if (planned.write !== Number.POSITIVE_INFINITY) this.#planned = this.#planned.filter((entry) => entry !== planned);
     this.failedWrites.push(write);
+    if (planned.fault === 'at_commit') {
+      this.#failNextCommit = true;
+      try {
+        // The inner store's own refusal (its rollback done) is what the caller sees.
+        await run();
+      } finally {
+        this.#failNextCommit = false;
+      }
+      throw new StoreError(`injected COMMIT failure at write ${write} did not fire`);
+    }
     if (planned.fault === 'lose_ack') await run();
     throw new StoreError(`injected write failure (${planned.fault}) at write ${write}`);
   }
@@ -99,4 +137,15 @@ export class FaultInjectingStore implements HostStore {
   loadProjectionState: HostStore['loadProjectionState'] = (...args) => this.#inner.loadProjectionState(...args);
   loadSessionList: HostStore['loadSessionList'] = (...args) => this.#inner.loadSessionList(...args);
   loadInteractionList: HostStore['loadInteractionList'] = (...args) => this.#inner.loadInteractionList(...args);
+}
+
+/** A `FaultInjectingStore` around a new SQLite store whose COMMIT it can fail (`at_commit`). */
+export function openFaultInjectingSqliteStore(options: SqliteHostStoreOptions): FaultInjectingStore {
+  let faults: FaultInjectingStore | undefined;
+  const inner = SqliteHostStore.open({
+    ...options,
+    atCommit: (commit) => (faults === undefined ? commit() : faults.atCommit(commit)),
+  });
+  faults = new FaultInjectingStore(inner, { reachesCommit: true });
+  return faults;
 }

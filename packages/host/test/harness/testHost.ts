@@ -42,8 +42,11 @@ export interface TestHost {
   logText(): Promise<string>;
   /** Parsed log records so far. */
   logRecords(): Promise<Record<string, unknown>[]>;
-  /** Stops the host (sessions, sidecar) and starts it again on the same data dir (a new port). */
-  restart(): Promise<void>;
+  /**
+   * Stops the host (sessions, sidecar) and starts it again on the same data dir (a new port); `whileDown`
+   * runs in between, with nothing holding the database (to leave a state a crash could have left).
+   */
+  restart(whileDown?: () => Promise<void>): Promise<void>;
   /** Stops everything, checks that no process is left, removes the temp dirs. */
   close(): Promise<void>;
 }
@@ -95,8 +98,9 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
         .split('\n')
         .filter((line) => line !== '')
         .map((line) => JSON.parse(line) as Record<string, unknown>),
-    restart: async () => {
+    restart: async (whileDown?: () => Promise<void>) => {
       await testHost.host.close();
+      await whileDown?.();
       testHost.host = await start();
       testHost.client = clientOf(testHost.host);
     },

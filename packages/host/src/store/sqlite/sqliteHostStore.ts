@@ -56,6 +56,12 @@ export interface SqliteHostStoreOptions {
    * before `COMMIT`; a throw rolls the whole transaction back.
    */
   readonly beforeCommit?: (units: readonly WriteUnit[]) => void;
+  /**
+   * Fault injection for tests: runs in place of the transaction's `COMMIT` and must call `commit` to run
+   * it. Throwing instead stands for a `COMMIT` that fails after every statement was applied (busy, a full
+   * disk, an I/O error); the store rolls back and refuses the write as for any other failure.
+   */
+  readonly atCommit?: (commit: () => void) => void;
 }
 
 const knownTaskStatuses: ReadonlySet<string> = new Set<TaskStatus>(['pending', 'in_progress', 'completed']);
@@ -80,6 +86,7 @@ export class SqliteHostStore implements HostStore {
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
   readonly #beforeCommit: SqliteHostStoreOptions['beforeCommit'];
+  readonly #atCommit: SqliteHostStoreOptions['atCommit'];
   readonly #sessionSeqs = new Map<string, number>();
   #hostSeq: number | undefined;
   #closed = false;
@@ -87,6 +94,7 @@ export class SqliteHostStore implements HostStore {
   private constructor(db: DatabaseSync, options: SqliteHostStoreOptions) {
     this.#db = db;
     this.#beforeCommit = options.beforeCommit;
+    this.#atCommit = options.atCommit;
   }
 
   /** Opens (creating when absent) and migrates. Throws `StoreError` when the file cannot be used. */
@@ -145,7 +153,9 @@ export class SqliteHostStore implements HostStore {
       this.#statement('BEGIN IMMEDIATE').run();
       results = units.map((unit) => this.#apply(unit, sessionSeqs, hostSeq));
       this.#beforeCommit?.(units);
-      this.#statement('COMMIT').run();
+      const commit = () => this.#statement('COMMIT').run();
+      if (this.#atCommit === undefined) commit();
+      else this.#atCommit(commit);
     } catch (error) {
       if (this.#db.isTransaction) this.#statement('ROLLBACK').run();
       throw new StoreError(`the store refused a write: ${reason(error)}`, { cause: error });
