@@ -9,7 +9,7 @@ import { runTurnToDone } from './harness/sseReader.ts';
 import { startTestHost, type TestHost } from './harness/testHost.ts';
 
 /*
- * Invariant 8 for the case recovery can overlook: a session that a previous run left with a pending
+ * *A restart ends what ran*, for the case recovery can overlook: a session that a previous run left with a pending
  * interaction but no running turn, no queued prompt and no background work. Nothing live would end it, so
  * unless the restart supersedes it the session says needs_input for ever, with a question nobody can answer.
  */

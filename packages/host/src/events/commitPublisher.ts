@@ -18,7 +18,7 @@ interface Pending {
 }
 
 /**
- * Persist, then publish (invariant 1): the one way the host writes. `commit` resolves after the
+ * *Persist, then publish*: the one way the host writes. `commit` resolves after the
  * store committed the unit and the hub was handed exactly the events the store returned, in commit
  * order; when the store refuses, nothing is published and the promise rejects with its `StoreError`.
  */

@@ -9,7 +9,7 @@ import type { ProjectionDraft } from './projectionDraft.ts';
 import { toolBlockOf } from './rows.ts';
 
 /*
- * Interactions (invariant 6): stored when the agent asks, resolved once (answered or superseded),
+ * Interactions (*answered once*): stored when the agent asks, resolved once (answered or superseded),
  * each change on the session stream and the host stream; and the settings they can change.
  */
 

@@ -137,7 +137,7 @@ export class ProjectedSessionLedger {
   }
 
   async acceptTurn(turnId: string, prompt: PromptInput, queued: boolean): Promise<void> {
-    await this.#run((projector, now) => projector.acceptTurn(turnId, prompt, queued, now));
+    await this.#run((projector, now) => projector.project({ type: 'acceptTurn', turnId, prompt, queued }, now));
   }
 
   async startQueuedTurn(turnId: string): Promise<void> {
@@ -149,60 +149,60 @@ export class ProjectedSessionLedger {
       const attachment = await this.#deps.store.getAttachment(block.attachmentId);
       if (attachment !== undefined) sizes.set(block.attachmentId, attachment.bytes.byteLength);
     }
-    await this.#run((projector, now) => projector.startQueuedTurn(turnId, sizes, now));
+    await this.#run((projector, now) => projector.project({ type: 'startQueuedTurn', turnId }, now, { imageBytes: sizes }));
   }
 
   async steer(turnId: string, prompt: PromptInput): Promise<void> {
-    await this.#run((projector, now) => projector.steer(turnId, prompt, now));
+    await this.#run((projector, now) => projector.project({ type: 'steer', turnId, prompt }, now));
   }
 
   async cancelQueuedTurn(turnId: string): Promise<void> {
     await this.#hydrateTurn(turnId);
-    await this.#run((projector, now) => projector.cancelQueuedTurn(turnId, now));
+    await this.#run((projector, now) => projector.project({ type: 'cancelQueuedTurn', turnId }, now));
   }
 
   async failTurn(turnId: string, error: TurnError): Promise<void> {
     await this.#hydrateTurn(turnId);
-    await this.#run((projector, now) => projector.failTurn(turnId, error, now));
+    await this.#run((projector, now) => projector.project({ type: 'failTurn', turnId, error }, now));
   }
 
   async sidecarExited(error: TurnError): Promise<void> {
-    await this.#run((projector, now) => projector.sidecarExited(error, now));
+    await this.#run((projector, now) => projector.project({ type: 'sidecarExited', error }, now));
   }
 
   async recoverAfterRestart(): Promise<void> {
-    await this.#run((projector, now) => projector.recoverAfterRestart(now));
+    await this.#run((projector, now) => projector.project({ type: 'recoverAfterRestart' }, now));
   }
 
   async interactionAnswered(requestId: string, answer: InteractionAnswer): Promise<void> {
     await this.#hydrateInteraction(requestId);
-    await this.#run((projector, now) => projector.interactionAnswered(requestId, answer, now));
+    await this.#run((projector, now) => projector.project({ type: 'interactionAnswered', requestId, answer }, now));
   }
 
   async interactionSuperseded(requestId: string, resolution: SupersedeResolution): Promise<void> {
     await this.#hydrateInteraction(requestId);
-    await this.#run((projector, now) => projector.interactionSuperseded(requestId, resolution, now));
+    await this.#run((projector, now) => projector.project({ type: 'interactionSuperseded', requestId, resolution }, now));
   }
 
   async bindTurn(turnId: string, providerTurnId: string): Promise<void> {
     await this.#hydrateTurn(turnId);
-    await this.#run((projector, now) => projector.bindTurn(turnId, providerTurnId, now));
+    await this.#run((projector, now) => projector.project({ type: 'bindTurn', turnId, providerTurnId }, now));
   }
 
   async rename(title: string): Promise<void> {
-    await this.#run((projector, now) => projector.rename(title, now));
+    await this.#run((projector, now) => projector.project({ type: 'rename', title }, now));
   }
 
   async changeSettings(patch: PatchSettingsBody): Promise<void> {
-    await this.#run((projector, now) => projector.changeSettings(patch, now));
+    await this.#run((projector, now) => projector.project({ type: 'changeSettings', patch }, now));
   }
 
   async close(): Promise<void> {
-    await this.#run((projector, now) => projector.close(now));
+    await this.#run((projector, now) => projector.project({ type: 'close' }, now));
   }
 
   async toolTimedOut(turnId: string, toolUseId: string, toolName: string, elapsedSeconds: number): Promise<void> {
-    await this.#run((projector, now) => projector.toolTimedOut(turnId, toolUseId, toolName, elapsedSeconds, now));
+    await this.#run((projector, now) => projector.project({ type: 'toolTimedOut', turnId, toolUseId, toolName, elapsedSeconds }, now));
   }
 
   /** A user task: after the session's other user tasks; the sync of the agent's plan never touches it. */

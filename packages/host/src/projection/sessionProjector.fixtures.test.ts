@@ -35,7 +35,7 @@ async function transcript(replayed: Awaited<ReturnType<typeof replayFixture>>): 
   return [...(await replayed.store.listMessages(replayed.sessionId, { limit: 500 })).messages];
 }
 
-/** Invariant 3 on the log: one `done` per turn; after it only the turn's background (subagent) work. */
+/** *One done per turn*, on the log: one `done` per turn; after it only the turn's background (subagent) work. */
 function assertOneDonePerTurn(events: readonly SessionEvent[]): void {
   const turns = new Set(events.map(turnIdOf).filter((id): id is string => id !== undefined));
   for (const turnId of turns) {

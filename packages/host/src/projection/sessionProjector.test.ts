@@ -45,7 +45,15 @@ class Harness {
   /** A running user turn Claude accepted. */
   acceptedTurn(turnId: string): void {
     this.run((p, now) =>
-      p.acceptTurn(turnId, { prompt: 'do it', input: [], attachments: [], clientMessageId: null }, false, now),
+      p.project(
+        {
+          type: 'acceptTurn',
+          turnId: turnId,
+          prompt: { prompt: 'do it', input: [], attachments: [], clientMessageId: null },
+          queued: false,
+        },
+        now,
+      ),
     );
     this.sidecar('provider_turn_identity_resolved', { turnId, providerTurnId: `p-${turnId}` });
   }
@@ -196,7 +204,15 @@ test('duplicated events change nothing the second time', () => {
 test('output before identity fails the turn closed: nothing of it is kept, one done, later output dropped', () => {
   const h = new Harness();
   h.run((p, now) =>
-    p.acceptTurn('t1', { prompt: 'go', input: [], attachments: [], clientMessageId: null }, false, now),
+    p.project(
+      {
+        type: 'acceptTurn',
+        turnId: 't1',
+        prompt: { prompt: 'go', input: [], attachments: [], clientMessageId: null },
+        queued: false,
+      },
+      now,
+    ),
   );
   const violation = h.sidecar('assistant_delta', { turnId: 't1', messageId: 'a1', content: 'leak', snapshot: 'leak' });
   assert.equal(violation.identityViolationTurnId, 't1');
@@ -341,7 +357,13 @@ test('the sidecar exiting fails every running turn, supersedes what is pending a
   });
   assert.equal(h.projector.session.status, 'needs_input');
   const exit = h.run((p, now) =>
-    p.sidecarExited({ message: 'sidecar exited: boom', code: 'sidecar_exited', apiErrorStatus: null }, now),
+    p.project(
+      {
+        type: 'sidecarExited',
+        error: { message: 'sidecar exited: boom', code: 'sidecar_exited', apiErrorStatus: null },
+      },
+      now,
+    ),
   );
   assert.deepEqual(exit.endedTurnIds, ['t1']);
   assert.equal(h.projector.interaction('r1')?.status, 'superseded');
@@ -356,12 +378,16 @@ test('after a restart a running turn is interrupted with one done and no result'
   const h = new Harness();
   h.acceptedTurn('t1');
   h.sidecar('assistant_delta', { turnId: 't1', messageId: 'a1', content: 'half', snapshot: 'half' });
-  const recovered = h.run((p, now) => p.recoverAfterRestart(now));
+  const recovered = h.run((p, now) => p.project({ type: 'recoverAfterRestart' }, now));
   assert.deepEqual(recovered.endedTurnIds, ['t1']);
   assert.deepEqual(h.types('t1').slice(-2), ['text', 'done']);
   const done = h.events.at(-2);
   assert.ok(done?.type === 'done' && done.data.outcome === 'interrupted' && done.data.error?.code === 'host_restarted');
-  assert.equal(h.run((p, now) => p.recoverAfterRestart(now)).empty, true, 'recovering twice does nothing more');
+  assert.equal(
+    h.run((p, now) => p.project({ type: 'recoverAfterRestart' }, now)).empty,
+    true,
+    'recovering twice does nothing more',
+  );
 });
 
 test('Claude Code’s choices reach clients as they arrive; the effective model is the option’s, not the selection', () => {
@@ -414,7 +440,7 @@ test('the user’s rename wins over the agent’s title', () => {
   const h = new Harness();
   h.sidecar('session_title_updated', { providerSessionId: 'p', title: 'Agent title' });
   assert.equal(h.projector.session.title, 'Agent title');
-  h.run((p, now) => p.rename('Mine', now));
+  h.run((p, now) => p.project({ type: 'rename', title: 'Mine' }, now));
   const ignored = h.sidecar('session_title_updated', { providerSessionId: 'p', title: 'Agent again' });
   assert.equal(ignored.empty, true);
   assert.equal(h.projector.session.title, 'Mine');
@@ -458,8 +484,8 @@ test('queued prompts: queue, start in order, and a removed one gets its own canc
   const h = new Harness();
   h.acceptedTurn('t1');
   const prompt = (text: string) => ({ prompt: text, input: [], attachments: [], clientMessageId: `c-${text}` });
-  h.run((p, now) => p.acceptTurn('t2', prompt('second'), true, now));
-  h.run((p, now) => p.acceptTurn('t3', prompt('third'), true, now));
+  h.run((p, now) => p.project({ type: 'acceptTurn', turnId: 't2', prompt: prompt('second'), queued: true }, now));
+  h.run((p, now) => p.project({ type: 'acceptTurn', turnId: 't3', prompt: prompt('third'), queued: true }, now));
   assert.deepEqual(
     h.projector.queuedTurns().map((turn) => turn.id),
     ['t2', 't3'],
@@ -468,13 +494,13 @@ test('queued prompts: queue, start in order, and a removed one gets its own canc
     event.type === 'queue' ? [event.data.queuedPrompts.map((q) => q.turnId)] : [],
   );
   assert.deepEqual(queues, [['t2'], ['t2', 't3']]);
-  const removed = h.run((p, now) => p.cancelQueuedTurn('t3', now));
+  const removed = h.run((p, now) => p.project({ type: 'cancelQueuedTurn', turnId: 't3' }, now));
   assert.deepEqual(removed.endedTurnIds, ['t3']);
   assert.deepEqual(h.types('t3'), ['turn_canceled', 'done']);
   const canceled = h.events.find((event) => event.type === 'turn_canceled');
   assert.ok(canceled?.type === 'turn_canceled' && canceled.data.disposition === 'pre_accept');
   h.sidecar('turn_completed', { turnId: 't1', stopReason: 'end_turn' });
-  h.run((p, now) => p.startQueuedTurn('t2', new Map(), now));
+  h.run((p, now) => p.project({ type: 'startQueuedTurn', turnId: 't2' }, now, { imageBytes: new Map() }));
   assert.deepEqual(h.types('t2'), ['turn_started']);
   assert.equal(h.projector.runningUserTurn()?.id, 't2');
   assert.deepEqual(h.projector.queuedTurns(), []);
@@ -495,10 +521,10 @@ test('the summary says when the running turn started, on every host session even
   h.acceptedTurn('t1');
   const t1Started = h.projector.turn('t1')?.startedAt;
   assert.equal(typeof t1Started, 'number');
-  h.run((p, now) => p.acceptTurn('t2', prompt('second'), true, now));
+  h.run((p, now) => p.project({ type: 'acceptTurn', turnId: 't2', prompt: prompt('second'), queued: true }, now));
   h.sidecar('turn_completed', { turnId: 't1', stopReason: 'end_turn' });
   assert.equal(h.projector.session.runningTurnStartedAt, null);
-  h.run((p, now) => p.startQueuedTurn('t2', new Map(), now));
+  h.run((p, now) => p.project({ type: 'startQueuedTurn', turnId: 't2' }, now, { imageBytes: new Map() }));
   const t2Started = h.projector.turn('t2')?.startedAt;
   assert.ok(typeof t2Started === 'number' && t2Started > (t1Started as number));
   h.sidecar('provider_turn_identity_resolved', { turnId: 't2', providerTurnId: 'p-t2' });
@@ -515,7 +541,16 @@ test('the summary says when the running turn started, on every host session even
 test('a steer is its own user row in the running turn', () => {
   const h = new Harness();
   h.acceptedTurn('t1');
-  h.run((p, now) => p.steer('t1', { prompt: 'also this', input: [], attachments: [], clientMessageId: 'c9' }, now));
+  h.run((p, now) =>
+    p.project(
+      {
+        type: 'steer',
+        turnId: 't1',
+        prompt: { prompt: 'also this', input: [], attachments: [], clientMessageId: 'c9' },
+      },
+      now,
+    ),
+  );
   const message = h.events.at(-1);
   assert.ok(message?.type === 'user_message');
   assert.equal(message.data.message.steer, true);
@@ -525,7 +560,7 @@ test('a steer is its own user row in the running turn', () => {
 
 test('an ExitPlanMode answer switches the permission mode (mode_changed)', () => {
   const h = new Harness();
-  h.run((p, now) => p.changeSettings({ permissionMode: 'plan', planMode: true }, now));
+  h.run((p, now) => p.project({ type: 'changeSettings', patch: { permissionMode: 'plan', planMode: true } }, now));
   h.acceptedTurn('t1');
   h.sidecar('user_input_requested', {
     turnId: 't1',
@@ -537,7 +572,16 @@ test('an ExitPlanMode answer switches the permission mode (mode_changed)', () =>
     toolCall: { toolCallId: 'tu', name: 'ExitPlanMode', title: 'Plan', toolName: 'ExitPlanMode', input: {} },
   });
   assert.equal(h.projector.interaction('plan-1')?.kind, 'plan');
-  h.run((p, now) => p.interactionAnswered('plan-1', { action: 'allow', optionId: 'acceptEdits', payload: {} }, now));
+  h.run((p, now) =>
+    p.project(
+      {
+        type: 'interactionAnswered',
+        requestId: 'plan-1',
+        answer: { action: 'allow', optionId: 'acceptEdits', payload: {} },
+      },
+      now,
+    ),
+  );
   assert.deepEqual(h.projector.session.settings, {
     model: 'default',
     permissionMode: 'acceptEdits',
@@ -620,7 +664,13 @@ test('background work the sidecar took down with it says stopped on its call', (
   });
   h.sidecar('turn_completed', { turnId: 't1', stopReason: 'end_turn' });
   h.run((p, now) =>
-    p.sidecarExited({ message: 'sidecar exited: killed', code: 'sidecar_exited', apiErrorStatus: null }, now),
+    p.project(
+      {
+        type: 'sidecarExited',
+        error: { message: 'sidecar exited: killed', code: 'sidecar_exited', apiErrorStatus: null },
+      },
+      now,
+    ),
   );
   assert.deepEqual(h.projector.session.backgroundTasks, []);
   assert.equal(tool(h.toolRow('bg')).background?.status, 'stopped');

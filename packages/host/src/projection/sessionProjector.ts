@@ -1,50 +1,18 @@
-import type { InteractionAnswer, PatchSettingsBody, TurnError } from '@outrigger/host-api';
 import type { SidecarEvent } from '@outrigger/protocol';
 import type { ProjectionStateRecords, WriteUnit } from '../store/hostStore.ts';
-import type {
-  AttachmentRecord,
-  InteractionRecord,
-  MessageRecord,
-  SessionRecord,
-  TurnInputBlock,
-  TurnRecord,
-} from '../store/records.ts';
-import {
-  answerInteraction,
-  applySettings,
-  interactionRequested,
-  type SupersedeResolution,
-  supersedeInteraction,
-} from './interactionProjection.ts';
+import type { InteractionRecord, MessageRecord, SessionRecord, TurnRecord } from '../store/records.ts';
+import { answerInteraction, interactionRequested } from './interactionProjection.ts';
 import { compaction, outputDelta, outputDone, plan } from './outputProjection.ts';
 import { holdMessage, ProjectionDraft, type ProjectorState, sourceKey } from './projectionDraft.ts';
-import { imageSizes, toolBlockOf, userRow } from './rows.ts';
+import { toolBlockOf } from './rows.ts';
+import { type CommandFacts, projectCommand, type SessionCommand } from './sessionCommand.ts';
 import { agentTitle, sessionState, usage } from './sessionFields.ts';
 import { isTerminalTurn } from './sessionStatus.ts';
 import { agentTask, clearBackground, toolResult, toolUse } from './toolProjection.ts';
-import {
-  checkpoint,
-  emitQueue,
-  endEverything,
-  endTurn,
-  identity,
-  newTurn,
-  outputTurn,
-  sidecarTerminal,
-  startRows,
-  syntheticTurnStarted,
-} from './turnLifecycle.ts';
-import { messageView } from './views.ts';
+import { checkpoint, identity, outputTurn, sidecarTerminal, syntheticTurnStarted } from './turnLifecycle.ts';
 
 export type { SupersedeResolution } from './interactionProjection.ts';
-
-/** A prompt as the runtime hands it over: text, extra blocks (images by attachment) and their bytes. */
-export interface PromptInput {
-  readonly prompt: string;
-  readonly input: readonly TurnInputBlock[];
-  readonly attachments: readonly AttachmentRecord[];
-  readonly clientMessageId: string | null;
-}
+export type { CommandFacts, PromptInput, SessionCommand } from './sessionCommand.ts';
 
 /** What one projection produced: the write unit to commit, and what the runtime must act on. */
 export interface Projection {
@@ -53,7 +21,7 @@ export interface Projection {
   readonly empty: boolean;
   /** Turns this projection ended (their `done` is in the unit). */
   readonly endedTurnIds: readonly string[];
-  /** A user turn broke the identity barrier (invariant 2): it is failed in the unit; the sidecar must stop it. */
+  /** A user turn broke the *identity barrier*: it is failed in the unit; the sidecar must stop it. */
   readonly identityViolationTurnId: string | undefined;
   /** Why an event was dropped although it named something (for the runtime's log; never content). */
   readonly dropped: string | undefined;
@@ -62,8 +30,9 @@ export interface Projection {
 
 /**
  * One session's projection, pure: sidecar events and the runtime's decisions in, whole rows and
- * events out (a `WriteUnit` per call), following docs/host-api.md's mapping and invariants 2, 3, 4,
- * 5 and 10. Every method returns a `Projection` without changing the projector; the caller commits
+ * events out (a `WriteUnit` per call), following docs/host-api.md's mapping and its invariants
+ * (the identity barrier, one done per turn, one result per call, todos replace the SDK tasks, status from
+ * committed state). Every method returns a `Projection` without changing the projector; the caller commits
  * its unit and then calls `accept(projection)` (after a refused commit it builds a new projector from
  * the store). The state it holds is exactly what `ProjectionStateRecords` loads, so a projector
  * rebuilt after a restart continues where the old one stopped.
@@ -270,138 +239,9 @@ export class SessionProjector {
 
   // ─── the runtime's decisions ─────────────────────────────────────────────────────────────────
 
-  /** A new user turn: running (`turn_started` with its prompt row) or `queued` (`queue`). */
-  acceptTurn(turnId: string, prompt: PromptInput, queued: boolean, now: number): Projection {
-    return this.#project(now, (d) => {
-      const turn = newTurn(d, turnId, {
-        kind: 'user',
-        status: queued ? 'queued' : 'running',
-        prompt: prompt.prompt,
-        input: prompt.input,
-        clientMessageId: prompt.clientMessageId,
-        providerSessionId: null,
-        startedAt: queued ? null : now,
-      });
-      d.putTurn(turn);
-      d.attachments.push(...prompt.attachments);
-      if (queued) emitQueue(d);
-      else startRows(d, turn, imageSizes(prompt.attachments));
-      d.touch();
-    });
-  }
-
-  /** The next queued prompt runs. `imageBytes`: the stored size of each of its attachments. */
-  startQueuedTurn(turnId: string, imageBytes: ReadonlyMap<string, number>, now: number): Projection {
-    return this.#project(now, (d) => {
-      const turn = d.turn(turnId);
-      if (turn === undefined || turn.status !== 'queued') {
-        d.dropped = 'start of a turn that is not queued';
-        return;
-      }
-      const started = { ...turn, status: 'running' as const, startedAt: now };
-      d.putTurn(started);
-      startRows(d, started, imageBytes);
-      emitQueue(d);
-      d.touch();
-    });
-  }
-
-  /** A prompt steered into the running turn (`guide`): its own `user_message` row. */
-  steer(turnId: string, prompt: PromptInput, now: number): Projection {
-    return this.#project(now, (d) => {
-      d.attachments.push(...prompt.attachments);
-      const row = userRow(d, turnId, prompt.prompt, prompt.input, imageSizes(prompt.attachments), {
-        steer: true,
-        clientMessageId: prompt.clientMessageId,
-      });
-      d.emit({ type: 'user_message', data: { session_id: d.sessionId, turnId, message: messageView(row) } });
-      d.touch();
-    });
-  }
-
-  /** A queued turn removed before it ran: `canceled` (`pre_accept`), `turn_canceled`, its own `done`. */
-  cancelQueuedTurn(turnId: string, now: number): Projection {
-    return this.#project(now, (d) => {
-      const turn = d.turn(turnId);
-      if (turn === undefined || turn.status !== 'queued') return;
-      endTurn(d, turn, { status: 'canceled', disposition: 'pre_accept', reason: null });
-    });
-  }
-
-  /** A turn (queued or running) the host ends itself: open calls get results, `result`, `done`. */
-  failTurn(turnId: string, error: TurnError, now: number): Projection {
-    return this.#project(now, (d) => {
-      const turn = d.turn(turnId);
-      if (turn !== undefined) endTurn(d, turn, { status: 'failed', error });
-    });
-  }
-
-  /** The sidecar died: every running turn fails with `error`, pending interactions and background work end. */
-  sidecarExited(error: TurnError, now: number): Projection {
-    return this.#project(now, (d) => endEverything(d, 'sidecar_exited', { status: 'failed', error }));
-  }
-
-  /** Invariant 8: what a previous run left running is `interrupted` (`host_restarted`), pending work superseded. */
-  recoverAfterRestart(now: number): Projection {
-    return this.#project(now, (d) =>
-      endEverything(d, 'host_restarted', {
-        status: 'interrupted',
-        error: { message: 'the host restarted while the turn ran', code: 'host_restarted', apiErrorStatus: null },
-      }),
-    );
-  }
-
-  /** The answer reached the agent; recorded once (the sidecar's own `*_resolved` later changes nothing). */
-  interactionAnswered(requestId: string, answer: InteractionAnswer, now: number): Projection {
-    return this.#project(now, (d) => {
-      const interaction = d.interaction(requestId);
-      if (interaction?.status === 'pending') answerInteraction(d, interaction, answer);
-    });
-  }
-
-  interactionSuperseded(requestId: string, resolution: SupersedeResolution, now: number): Projection {
-    return this.#project(now, (d) => {
-      const interaction = d.interaction(requestId);
-      if (interaction?.status === 'pending') supersedeInteraction(d, interaction, resolution);
-    });
-  }
-
-  /** A `provider_active` cancel answer names the provider turn of a turn whose identity event was never applied. */
-  bindTurn(turnId: string, providerTurnId: string, now: number): Projection {
-    return this.#project(now, (d) => {
-      const turn = d.turn(turnId);
-      if (turn === undefined || turn.providerTurnId !== null) return;
-      d.putTurn({ ...turn, providerTurnId, providerSessionId: d.session.providerSessionId });
-      d.hasTranscript = true;
-    });
-  }
-
-  /** The user's title wins over the agent's from now on. */
-  rename(title: string, now: number): Projection {
-    return this.#project(now, (d) => {
-      if (d.session.title === title && d.session.titleSource === 'user') return;
-      d.patchSession({ title, titleSource: 'user' }, true);
-      d.emit({ type: 'title', data: { session_id: d.sessionId, title } });
-    });
-  }
-
-  changeSettings(patch: PatchSettingsBody, now: number): Projection {
-    return this.#project(now, (d) => applySettings(d, patch));
-  }
-
-  close(now: number): Projection {
-    return this.#project(now, (d) => {
-      if (!d.session.closed) d.patchSession({ closed: true }, true);
-    });
-  }
-
-  toolTimedOut(turnId: string, toolUseId: string, toolName: string, elapsedSeconds: number, now: number): Projection {
-    return this.#project(now, (d) => {
-      d.emit({
-        type: 'tool_timeout',
-        data: { session_id: d.sessionId, turnId, tool_use_id: toolUseId, toolName, elapsedSeconds },
-      });
-    });
+  /** One of the runtime's decisions (see `SessionCommand`), projected like a sidecar event. */
+  project(command: SessionCommand, now: number, facts: CommandFacts = {}): Projection {
+    return this.#project(now, (d) => projectCommand(d, command, facts));
   }
 
   /**

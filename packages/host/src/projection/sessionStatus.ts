@@ -14,7 +14,7 @@ export const isTerminalTurn = (turn: Pick<TurnRecord, 'status'>): boolean => ter
 
 export type TurnRecordLike = Pick<TurnRecord, 'id' | 'kind' | 'status' | 'ordinal' | 'startedAt' | 'error'>;
 
-/** What the session's status is computed from: committed state only (invariant 10). */
+/** What the session's status is computed from: committed state only (*status from committed state*). */
 export interface StatusInputs {
   readonly turns: Iterable<TurnRecordLike>;
   readonly interactions: Iterable<{ readonly status: InteractionStatus }>;
@@ -31,7 +31,7 @@ export interface ComputedStatus {
 }
 
 /**
- * Invariant 10: `needs_input` while any interaction is pending; else `running` while a turn or
+ * *Status from committed state*: `needs_input` while any interaction is pending; else `running` while a turn or
  * background work is live; `failed` when the last turn that ran failed and none has run since; else
  * `idle`. `runningTurnId` is the running user turn, else a running synthetic one. "Running" is never
  * remembered, only derived, so it cannot stick.

@@ -24,7 +24,7 @@ import {
 import { previewToolResult } from './views.ts';
 
 /*
- * Tool calls in the transcript (invariant 4): one row per tool_use_id holding exactly one result by
+ * Tool calls in the transcript (*one result per call*): one row per tool_use_id holding exactly one result by
  * rank, the file change, live output, delegated (Agent) tasks on their call, and the session's
  * background work (Agent tasks and background commands still running).
  */

@@ -3,7 +3,7 @@ import type { ToolCall } from '@outrigger/protocol';
 
 /*
  * Tool rows: the `tool_use` block a sidecar ToolCall becomes, the file change a diff view needs, the
- * result text, and the dedup rank of results (invariant 4).
+ * result text, and the dedup rank of results (*one result per call*).
  */
 
 type Json = Record<string, unknown>;

@@ -9,8 +9,8 @@ import { clearBackground, synthesize } from './toolProjection.ts';
 import { messageView, queuedPrompt } from './views.ts';
 
 /*
- * Turns: the identity barrier (invariant 2), bindings and checkpoints, synthetic turns, how a turn
- * starts, and how it ends exactly once (invariant 3).
+ * Turns: the *identity barrier*, bindings and checkpoints, synthetic turns, how a turn
+ * starts, and how it ends exactly once (*one done per turn*).
  */
 
 export type TurnEnding =
@@ -20,7 +20,7 @@ export type TurnEnding =
   | { readonly status: 'canceled'; readonly reason?: string | null; readonly disposition?: CancelDisposition };
 
 /**
- * The turn an output event belongs to, when its output may be stored. Invariant 2: a user turn's
+ * The turn an output event belongs to, when its output may be stored. The *identity barrier*: a user turn's
  * output before its identity is committed fails the turn (fail-closed) and nothing of it is kept.
  * Output of an ended turn (subagent work under a done root turn) is kept under it; the turn stays ended.
  */
@@ -47,7 +47,7 @@ function violate(d: ProjectionDraft, turn: TurnRecord, why: string): void {
 }
 
 /**
- * Invariant 3: a turn ends once. Its streaming text is marked interrupted, calls it left open get a
+ * *One done per turn*: a turn ends once. Its streaming text is marked interrupted, calls it left open get a
  * synthesized error result (except, when it completed, the calls of background work that goes on),
  * its pending interactions are superseded, then `result` (or `turn_canceled`) and `done`, last.
  */

@@ -1,7 +1,7 @@
 import type { AnswerInteractionBody, Interaction, InteractionAnswer } from '@outrigger/host-api';
 
 /**
- * What an answer to a stored interaction does (invariant 6): the first answer to a pending one is
+ * What an answer to a stored interaction does (*answered once*): the first answer to a pending one is
  * submitted; the same answer again is a replay (nothing is sent); a different one is a conflict; an
  * interaction that was superseded is gone.
  */
