@@ -26,6 +26,26 @@ export const taskSchema = z.object({
 });
 export type Task = z.output<typeof taskSchema>;
 
+/**
+ * The one order of tasks, the store's `ORDER BY session_id, CASE source WHEN 'sdk' THEN 0 ELSE 1 END,
+ * sort_order, created_at, id`: a list built from events (a client, the host's projection) must come out
+ * the way `GET /api/tasks` reads it, ties included. Ids compare by UTF-16 code unit, SQLite's `BINARY`
+ * by UTF-8 byte: the same order for the ASCII ids the host makes.
+ */
+export function compareTasks(a: Task, b: Task): number {
+  return (
+    compareText(a.session_id, b.session_id) ||
+    (a.source === 'sdk' ? 0 : 1) - (b.source === 'sdk' ? 0 : 1) ||
+    a.sort_order - b.sort_order ||
+    a.created_at - b.created_at ||
+    compareText(a.id, b.id)
+  );
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** A todo as the agent sent it (TodoWrite's shape), carried raw in `task_update`. */
 export const sdkTodoSchema = z.object({
   content: z.string(),

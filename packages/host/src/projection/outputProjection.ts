@@ -61,6 +61,6 @@ export function plan(
       ? { content: entry.content, status: entry.status }
       : { content: entry.content, status: entry.status, activeForm: entry.description },
   );
-  d.sdkTaskSync = { sessionId: d.sessionId, turnId: turn.id, todos, now: d.now };
+  d.sdkPlan = { turnId: turn.id, todos, now: d.now };
   d.touch();
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { SessionEvent } from '@outrigger/host-api';
+import type { SessionEvent, Task } from '@outrigger/host-api';
 import type { ConfigOption, SidecarEvent } from '@outrigger/protocol';
 import { readFixture, replayFixture } from '../../test/fixtures/fixtureReplay.ts';
 import { CommitPublisher } from '../events/commitPublisher.ts';
@@ -38,7 +38,7 @@ async function setup() {
 }
 
 async function runTurn(ledger: ProjectedSessionLedger, turnId: string, text = 'answer') {
-  await ledger.acceptTurn(turnId, prompt(`prompt of ${turnId}`), false);
+  await ledger.apply({ type: 'acceptTurn', turnId: turnId, prompt: prompt(`prompt of ${turnId}`), queued: false });
   await ledger.applySidecarEvent(event('provider_turn_identity_resolved', { turnId, providerTurnId: `p-${turnId}` }));
   await ledger.applySidecarEvent(event('assistant_completed', { turnId, messageId: `m-${turnId}`, content: text }));
   await ledger.applySidecarEvent(event('turn_completed', { turnId, stopReason: 'end_turn' }));
@@ -81,7 +81,7 @@ test('what a ledger commits reaches streams only after the commit, in order', as
 
 test('a refused commit throws, keeps nothing and leaves the ledger as the store has it', async () => {
   const { store, ledger } = await setup();
-  await ledger.acceptTurn('t1', prompt('go'), false);
+  await ledger.apply({ type: 'acceptTurn', turnId: 't1', prompt: prompt('go'), queued: false });
   await ledger.applySidecarEvent(event('provider_turn_identity_resolved', { turnId: 't1', providerTurnId: 'p1' }));
   store.failWrite(1);
   await assert.rejects(
@@ -99,7 +99,7 @@ test('a refused commit throws, keeps nothing and leaves the ledger as the store 
 
 test('a commit that fails at COMMIT is refused like any store fault: nothing kept or streamed, the turn goes on', async () => {
   const { store, hub, ledger } = await setup();
-  await ledger.acceptTurn('t1', prompt('go'), false);
+  await ledger.apply({ type: 'acceptTurn', turnId: 't1', prompt: prompt('go'), queued: false });
   await ledger.applySidecarEvent(event('provider_turn_identity_resolved', { turnId: 't1', providerTurnId: 'p1' }));
   const lastSeq = await store.lastSessionSeq('s1');
   const stream = hub.openSessionStream('s1', lastSeq);
@@ -131,7 +131,7 @@ test('a commit that fails at COMMIT is refused like any store fault: nothing kep
 
 test('a commit whose acknowledgement was lost is not applied twice: the ledger reloads what the store kept', async () => {
   const { store, ledger } = await setup();
-  await ledger.acceptTurn('t1', prompt('go'), false);
+  await ledger.apply({ type: 'acceptTurn', turnId: 't1', prompt: prompt('go'), queued: false });
   await ledger.applySidecarEvent(event('provider_turn_identity_resolved', { turnId: 't1', providerTurnId: 'p1' }));
   store.failWrite(1, 'lose_ack');
   await assert.rejects(ledger.applySidecarEvent(event('turn_completed', { turnId: 't1', stopReason: 'end_turn' })));
@@ -145,7 +145,7 @@ test('a commit whose acknowledgement was lost is not applied twice: the ledger r
 
 test('a late event for a turn the ledger let go of is applied to the stored rows', async () => {
   const { store, ledger } = await setup();
-  await ledger.acceptTurn('t1', prompt('go'), false);
+  await ledger.apply({ type: 'acceptTurn', turnId: 't1', prompt: prompt('go'), queued: false });
   await ledger.applySidecarEvent(event('provider_turn_identity_resolved', { turnId: 't1', providerTurnId: 'p1' }));
   const bash = {
     turnId: 't1',
@@ -185,10 +185,11 @@ test('a late event for a turn the ledger let go of is applied to the stored rows
 
 test('a queued turn with images starts with their stored sizes on its prompt row', async () => {
   const { store, ledger } = await setup();
-  await ledger.acceptTurn('t1', prompt('first'), false);
-  await ledger.acceptTurn(
-    't2',
-    {
+  await ledger.apply({ type: 'acceptTurn', turnId: 't1', prompt: prompt('first'), queued: false });
+  await ledger.apply({
+    type: 'acceptTurn',
+    turnId: 't2',
+    prompt: {
       prompt: 'look',
       input: [{ type: 'image', attachmentId: 'img-1', mediaType: 'image/png' }],
       attachments: [
@@ -196,10 +197,14 @@ test('a queued turn with images starts with their stored sizes on its prompt row
       ],
       clientMessageId: 'c2',
     },
-    true,
-  );
-  await ledger.failTurn('t1', { message: 'no', code: 'dispatch_failed', apiErrorStatus: null });
-  await ledger.startQueuedTurn('t2');
+    queued: true,
+  });
+  await ledger.apply({
+    type: 'failTurn',
+    turnId: 't1',
+    error: { message: 'no', code: 'dispatch_failed', apiErrorStatus: null },
+  });
+  await ledger.apply({ type: 'startQueuedTurn', turnId: 't2' });
   const rows = (await store.listTurnMessages('s1', 't2')).map((row) => row.content);
   assert.deepEqual(rows, [
     [
@@ -281,7 +286,9 @@ test('user tasks are created after the others, edited and deleted; SDK and forei
     (await store.listTasks('s1')).map((task) => task.id),
     [first.id],
   );
-  await store.syncSdkTasks('s1', 't1', [{ content: 'plan', status: 'pending' }], 1);
+  await ledger.applySidecarEvent(
+    event('plan_updated', { turnId: 't1', entries: [{ content: 'plan', status: 'pending' }] }),
+  );
   await assert.rejects(ledger.updateUserTask('sdk-s1-0', { title: 'x' }), { code: 'conflict' });
   const other = await ledgers.create({ id: 's2', cwd: '/tmp/y', settings, providerSessionId: 'p' });
   await assert.rejects(other.deleteUserTask(first.id), { code: 'not_found' });
@@ -291,7 +298,9 @@ test('user tasks are created after the others, edited and deleted; SDK and forei
 test('every user task change publishes tasks_changed with the session’s tasks after it; a refused one publishes nothing', async () => {
   const { store, hub, ledger } = await setup();
   await runTurn(ledger, 't1');
-  await store.syncSdkTasks('s1', 't1', [{ content: 'plan', status: 'in_progress' }], 1);
+  await ledger.applySidecarEvent(
+    event('plan_updated', { turnId: 't1', entries: [{ content: 'plan', status: 'in_progress' }] }),
+  );
   const stream = hub.openSessionStream('s1', await store.lastSessionSeq('s1'));
   const seen: SessionEvent[] = [];
   const reading = (async () => {
@@ -311,6 +320,66 @@ test('every user task change publishes tasks_changed with the session’s tasks 
   assert.deepEqual(lists, [[plan, task], [plan, edited], [plan]], 'SDK plan first, then the user task as changed');
   assert.deepEqual(seen, await store.readSessionEvents('s1', seen[0]!.data.seq - 1, 10), 'published = stored');
   hub.shutdown();
+  await store.close();
+});
+
+test('a plan syncs on the tasks the store holds: user tasks kept; a refused sync leaves nothing for the next', async () => {
+  const { store, ledger } = await setup();
+  await runTurn(ledger, 't1');
+  const plan = (entries: { content: string; status: string }[]) => event('plan_updated', { turnId: 't1', entries });
+  const mine = await ledger.createUserTask({ title: 'mine' });
+  await ledger.applySidecarEvent(plan([{ content: 'a', status: 'pending' }]));
+  const stored = await store.listTasks('s1');
+  assert.deepEqual(
+    stored.map((task) => task.id),
+    ['sdk-s1-0', mine.id],
+  );
+  store.failWrite(1);
+  await assert.rejects(ledger.applySidecarEvent(plan([{ content: 'b', status: 'pending' }])), StoreError);
+  assert.deepEqual(await store.listTasks('s1'), stored, 'the refused sync wrote nothing');
+  const seq = await store.lastSessionSeq('s1');
+  await ledger.applySidecarEvent(plan([{ content: 'b', status: 'pending' }]));
+  const [update] = await store.readSessionEvents('s1', seq, 10);
+  assert.ok(update?.type === 'task_update');
+  assert.deepEqual(update.data.tasks, await store.listTasks('s1'), 'built on the stored rows, not on the refused ones');
+  assert.deepEqual(
+    update.data.tasks.map((task) => [task.id, task.title]),
+    [
+      ['sdk-s1-0', 'b'],
+      [mine.id, 'mine'],
+    ],
+  );
+  await store.close();
+});
+
+test('plans that arrived together each sync on the rows the one before left', async () => {
+  const { store, ledger } = await setup();
+  await runTurn(ledger, 't1');
+  const plan = (entries: { content: string; status: string }[]) => event('plan_updated', { turnId: 't1', entries });
+  const seq = await store.lastSessionSeq('s1');
+  await ledger.applySidecarEvents([
+    plan([
+      { content: 'a', status: 'pending' },
+      { content: 'b', status: 'pending' },
+    ]),
+    plan([{ content: 'a', status: 'completed' }]),
+  ]);
+  const lists = (await store.readSessionEvents('s1', seq, 10)).flatMap((item) =>
+    item.type === 'task_update' ? [item.data.tasks] : [],
+  );
+  assert.equal(lists.length, 2);
+  const [first, second] = lists as [Task[], Task[]];
+  assert.deepEqual(
+    first.map((task) => task.id),
+    ['sdk-s1-0', 'sdk-s1-1'],
+  );
+  assert.deepEqual(second, await store.listTasks('s1'));
+  assert.deepEqual(
+    second.map((task) => [task.id, task.status, task.created_at]),
+    [['sdk-s1-0', 'completed', first[0]!.created_at]],
+    'the first sync’s row kept its created_at; the todo the second dropped is deleted',
+  );
+  assert.ok(second[0]!.updated_at > first[0]!.updated_at);
   await store.close();
 });
 
@@ -356,7 +425,12 @@ test('events that arrived together apply in one go exactly as one by one', async
         providerSessionId: 'x',
       });
     } else if (line.type === 'exec') {
-      await ledger!.acceptTurn(String(line.payload.turnId), prompt(String(line.payload.prompt)), false);
+      await ledger!.apply({
+        type: 'acceptTurn',
+        turnId: String(line.payload.turnId),
+        prompt: prompt(String(line.payload.prompt)),
+        queued: false,
+      });
     }
   }
   await flush();
@@ -377,7 +451,7 @@ test('events that arrived together apply in one go exactly as one by one', async
   );
 
   // A refused batch: nothing of it is kept and the ledger is back at what the store holds.
-  await ledger!.acceptTurn('t-late', prompt('again'), false);
+  await ledger!.apply({ type: 'acceptTurn', turnId: 't-late', prompt: prompt('again'), queued: false });
   store.failAllWrites();
   await assert.rejects(
     ledger!
@@ -397,7 +471,7 @@ test('events that arrived together apply in one go exactly as one by one', async
 
 test('a batch is one transaction: refused, nothing of it is kept and it applies whole when tried again', async () => {
   const { store, hub, ledger } = await setup();
-  await ledger.acceptTurn('t1', prompt('go'), false);
+  await ledger.apply({ type: 'acceptTurn', turnId: 't1', prompt: prompt('go'), queued: false });
   const batch = [
     event('provider_turn_identity_resolved', { turnId: 't1', providerTurnId: 'p1' }),
     event('assistant_delta', { turnId: 't1', messageId: 'm1', content: 'Hel', snapshot: 'Hel' }),
@@ -446,7 +520,7 @@ test('a batch is one transaction: refused, nothing of it is kept and it applies 
 
 test('a batch the store kept without confirming it is not applied twice', async () => {
   const { store, ledger } = await setup();
-  await ledger.acceptTurn('t1', prompt('go'), false);
+  await ledger.apply({ type: 'acceptTurn', turnId: 't1', prompt: prompt('go'), queued: false });
   const batch = [
     event('provider_turn_identity_resolved', { turnId: 't1', providerTurnId: 'p1' }),
     event('assistant_delta', { turnId: 't1', messageId: 'm1', content: 'Hel', snapshot: 'Hel' }),
@@ -471,7 +545,7 @@ test('a batch the store kept without confirming it is not applied twice', async 
 
 test('a batch whose projection throws keeps nothing and leaves the ledger as the store has it', async () => {
   const { store, ledger } = await setup();
-  await ledger.acceptTurn('t1', prompt('go'), false);
+  await ledger.apply({ type: 'acceptTurn', turnId: 't1', prompt: prompt('go'), queued: false });
   const seqBefore = await store.lastSessionSeq('s1');
   const poisoned = event('provider_turn_identity_resolved', { turnId: 't1', providerTurnId: 'p1' });
   const broken = {

@@ -1,20 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
-import type {
-  CreateTaskBody,
-  InteractionAnswer,
-  PatchSettingsBody,
-  PatchTaskBody,
-  SessionSettings,
-  Task,
-  TurnError,
-} from '@outrigger/host-api';
+import type { CreateTaskBody, PatchTaskBody, SessionSettings, Task } from '@outrigger/host-api';
 import type { ConfigOption, ProviderTurnBinding, ResumeCursor, SidecarEvent } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
 import { coalescePuts } from '../store/coalescePuts.ts';
 import type { CommitResult, HostStoreReader, WriteUnit } from '../store/hostStore.ts';
-import type { SessionRecord, TurnRecord } from '../store/records.ts';
-import { type Projection, type PromptInput, SessionProjector, type SupersedeResolution } from './sessionProjector.ts';
+import type { SessionRecord, TaskRecord, TurnRecord } from '../store/records.ts';
+import type { CommandFacts, SessionCommand } from './sessionCommand.ts';
+import { type Projection, SessionProjector } from './sessionProjector.ts';
+import { changeUserTask, syncSdkTasks, taskUnit, withTaskChange } from './taskProjection.ts';
 
 /** Persist, then publish: `CommitPublisher.commit` / `commitAll`. */
 export interface UnitCommitter {
@@ -105,6 +99,7 @@ export class ProjectedSessionLedger {
     const projector = this.#projector;
     const projections: Projection[] = [];
     let seqBefore: number | undefined;
+    let units: WriteUnit[] = [];
     try {
       for (const event of events) {
         // Rows of earlier events of this batch stay in memory (no eviction) until the batch is stored.
@@ -113,101 +108,35 @@ export class ProjectedSessionLedger {
         if (!projection.empty) projector.accept(projection, { evict: false });
         projections.push(projection);
       }
-      const units = projections.filter((projection) => !projection.empty).map((projection) => projection.unit);
+      units = await this.#withTaskSyncs(projections.filter((projection) => !projection.empty));
       if (units.length > 0) {
         seqBefore = await this.#deps.store.lastSessionSeq(this.sessionId);
         await this.#deps.committer.commitAll(coalescePuts(units));
       }
     } catch (error) {
       await this.#reload();
-      if (seqBefore === undefined || !(await this.#keptSince(seqBefore, projections))) throw error;
+      if (seqBefore === undefined || !(await this.#keptSince(seqBefore, units))) throw error;
     }
     projector.evict();
     return projections.map(appliedOf);
   }
 
   /** After a failed commit: whether the store has the batch anyway (its session events are there). */
-  async #keptSince(seqBefore: number, projections: readonly Projection[]): Promise<boolean> {
-    const appended = projections.some(
-      ({ unit }) => (unit.sessionEvents?.length ?? 0) > 0 || unit.sdkTaskSync !== undefined,
-    );
+  async #keptSince(seqBefore: number, units: readonly WriteUnit[]): Promise<boolean> {
+    const appended = units.some((unit) => (unit.sessionEvents?.length ?? 0) > 0);
     if (!appended) return false;
     const seqNow = await this.#deps.store.lastSessionSeq(this.sessionId).catch(() => seqBefore);
     return seqNow > seqBefore;
   }
 
-  async acceptTurn(turnId: string, prompt: PromptInput, queued: boolean): Promise<void> {
-    await this.#run((projector, now) => projector.project({ type: 'acceptTurn', turnId, prompt, queued }, now));
-  }
-
-  async startQueuedTurn(turnId: string): Promise<void> {
-    await this.#hydrateTurn(turnId);
-    const turn = this.#projector.turn(turnId);
-    const sizes = new Map<string, number>();
-    for (const block of turn?.input ?? []) {
-      if (block.type !== 'image') continue;
-      const attachment = await this.#deps.store.getAttachment(block.attachmentId);
-      if (attachment !== undefined) sizes.set(block.attachmentId, attachment.bytes.byteLength);
-    }
-    await this.#run((projector, now) => projector.project({ type: 'startQueuedTurn', turnId }, now, { imageBytes: sizes }));
-  }
-
-  async steer(turnId: string, prompt: PromptInput): Promise<void> {
-    await this.#run((projector, now) => projector.project({ type: 'steer', turnId, prompt }, now));
-  }
-
-  async cancelQueuedTurn(turnId: string): Promise<void> {
-    await this.#hydrateTurn(turnId);
-    await this.#run((projector, now) => projector.project({ type: 'cancelQueuedTurn', turnId }, now));
-  }
-
-  async failTurn(turnId: string, error: TurnError): Promise<void> {
-    await this.#hydrateTurn(turnId);
-    await this.#run((projector, now) => projector.project({ type: 'failTurn', turnId, error }, now));
-  }
-
-  async sidecarExited(error: TurnError): Promise<void> {
-    await this.#run((projector, now) => projector.project({ type: 'sidecarExited', error }, now));
-  }
-
-  async recoverAfterRestart(): Promise<void> {
-    await this.#run((projector, now) => projector.project({ type: 'recoverAfterRestart' }, now));
-  }
-
-  async interactionAnswered(requestId: string, answer: InteractionAnswer): Promise<void> {
-    await this.#hydrateInteraction(requestId);
-    await this.#run((projector, now) => projector.project({ type: 'interactionAnswered', requestId, answer }, now));
-  }
-
-  async interactionSuperseded(requestId: string, resolution: SupersedeResolution): Promise<void> {
-    await this.#hydrateInteraction(requestId);
-    await this.#run((projector, now) => projector.project({ type: 'interactionSuperseded', requestId, resolution }, now));
-  }
-
-  async bindTurn(turnId: string, providerTurnId: string): Promise<void> {
-    await this.#hydrateTurn(turnId);
-    await this.#run((projector, now) => projector.project({ type: 'bindTurn', turnId, providerTurnId }, now));
-  }
-
-  async rename(title: string): Promise<void> {
-    await this.#run((projector, now) => projector.project({ type: 'rename', title }, now));
-  }
-
-  async changeSettings(patch: PatchSettingsBody): Promise<void> {
-    await this.#run((projector, now) => projector.project({ type: 'changeSettings', patch }, now));
-  }
-
-  async close(): Promise<void> {
-    await this.#run((projector, now) => projector.project({ type: 'close' }, now));
-  }
-
-  async toolTimedOut(turnId: string, toolUseId: string, toolName: string, elapsedSeconds: number): Promise<void> {
-    await this.#run((projector, now) => projector.project({ type: 'toolTimedOut', turnId, toolUseId, toolName, elapsedSeconds }, now));
+  async apply(command: SessionCommand): Promise<void> {
+    const facts = await this.#load(command);
+    await this.#run((projector, now) => projector.project(command, now, facts));
   }
 
   /** A user task: after the session's other user tasks; the sync of the agent's plan never touches it. */
   async createUserTask(body: Omit<CreateTaskBody, 'session_id'>): Promise<Task> {
-    const tasks = await this.#deps.store.listTasks(this.sessionId);
+    const tasks = await this.#tasks();
     const last = Math.max(-1, ...tasks.filter((task) => task.source === 'user').map((task) => task.sort_order));
     const now = this.#now();
     const task: Task = {
@@ -221,12 +150,13 @@ export class ProjectedSessionLedger {
       created_at: now,
       updated_at: now,
     };
-    await this.#deps.committer.commit({ tasks: [task], tasksChanged: { sessionId: this.sessionId } });
+    await this.#deps.committer.commit(taskUnit(changeUserTask(this.sessionId, tasks, { put: task })));
     return task;
   }
 
   async updateUserTask(taskId: string, patch: PatchTaskBody): Promise<Task> {
-    const task = await this.#userTask(taskId);
+    const tasks = await this.#tasks();
+    const task = userTaskIn(tasks, taskId);
     const updated: Task = {
       ...task,
       ...(patch.title === undefined ? {} : { title: patch.title }),
@@ -235,23 +165,52 @@ export class ProjectedSessionLedger {
       ...(patch.sort_order === undefined ? {} : { sort_order: patch.sort_order }),
       updated_at: this.#now(),
     };
-    await this.#deps.committer.commit({ tasks: [updated], tasksChanged: { sessionId: this.sessionId } });
+    await this.#deps.committer.commit(taskUnit(changeUserTask(this.sessionId, tasks, { put: updated })));
     return updated;
   }
 
   async deleteUserTask(taskId: string): Promise<void> {
-    await this.#userTask(taskId);
-    await this.#deps.committer.commit({ deleteTaskIds: [taskId], tasksChanged: { sessionId: this.sessionId } });
+    const tasks = await this.#tasks();
+    userTaskIn(tasks, taskId);
+    await this.#deps.committer.commit(taskUnit(changeUserTask(this.sessionId, tasks, { deleteId: taskId })));
   }
 
   // ─── internals ───────────────────────────────────────────────────────────────────────────────
+
+  /** Loads the rows the command names that the projector let go of, and the facts it needs from the store. */
+  async #load(command: SessionCommand): Promise<CommandFacts> {
+    switch (command.type) {
+      case 'startQueuedTurn': {
+        await this.#hydrateTurn(command.turnId);
+        const imageBytes = new Map<string, number>();
+        for (const block of this.#projector.turn(command.turnId)?.input ?? []) {
+          if (block.type !== 'image') continue;
+          const attachment = await this.#deps.store.getAttachment(block.attachmentId);
+          if (attachment !== undefined) imageBytes.set(block.attachmentId, attachment.bytes.byteLength);
+        }
+        return { imageBytes };
+      }
+      case 'cancelQueuedTurn':
+      case 'failTurn':
+      case 'bindTurn':
+        await this.#hydrateTurn(command.turnId);
+        return {};
+      case 'interactionAnswered':
+      case 'interactionSuperseded':
+        await this.#hydrateInteraction(command.requestId);
+        return {};
+      default:
+        return {};
+    }
+  }
 
   async #run(project: (projector: SessionProjector, now: number) => Projection): Promise<Projection> {
     const projector = this.#projector;
     const projection = project(projector, this.#now());
     if (projection.empty) return projection;
     try {
-      await this.#deps.committer.commit(projection.unit);
+      const [unit] = await this.#withTaskSyncs([projection]);
+      await this.#deps.committer.commit(unit!);
     } catch (error) {
       await this.#reload();
       throw error;
@@ -266,11 +225,30 @@ export class ProjectedSessionLedger {
     if (records !== undefined) this.#projector = new SessionProjector(records);
   }
 
-  async #userTask(taskId: string): Promise<Task> {
-    const task = await this.#deps.store.getTask(taskId);
-    if (task === undefined || task.session_id !== this.sessionId) throw new HostError('not_found', 'no such task');
-    if (task.source === 'sdk') throw new HostError('conflict', "the agent's plan is changed by the agent, not by hand");
-    return task;
+  /**
+   * The session's task rows, which a task change starts from. Read from the store, not kept: every
+   * task write of this session (the plan's sync, the HTTP task routes through `HostSession`) runs
+   * through this ledger on the session's serial queue, so no write can come between this read and the
+   * commit built on it, and a refused commit leaves no copy that ran ahead of the store.
+   */
+  #tasks(): Promise<TaskRecord[]> {
+    return this.#deps.store.listTasks(this.sessionId);
+  }
+
+  /** The units of projections, a plan's sync added; in a batch each sync starts from the rows the one before left. */
+  async #withTaskSyncs(projections: readonly Projection[]): Promise<WriteUnit[]> {
+    let tasks: readonly TaskRecord[] | undefined;
+    const units: WriteUnit[] = [];
+    for (const { unit, draft } of projections) {
+      if (draft.sdkPlan === undefined) {
+        units.push(unit);
+        continue;
+      }
+      const change = syncSdkTasks(this.sessionId, tasks ?? (await this.#tasks()), draft.sdkPlan);
+      tasks = change.tasks;
+      units.push(withTaskChange(unit, change));
+    }
+    return units;
   }
 
   async #hydrateFor(event: SidecarEvent): Promise<void> {
@@ -299,6 +277,14 @@ export class ProjectedSessionLedger {
     const interaction = await this.#deps.store.getInteraction(this.sessionId, requestId);
     if (interaction !== undefined) this.#projector.hydrate({ interactions: [interaction] });
   }
+}
+
+/** A user task of the session; the agent's plan is not edited by hand. */
+function userTaskIn(tasks: readonly TaskRecord[], taskId: string): TaskRecord {
+  const task = tasks.find((row) => row.id === taskId);
+  if (task === undefined) throw new HostError('not_found', 'no such task');
+  if (task.source === 'sdk') throw new HostError('conflict', "the agent's plan is changed by the agent, not by hand");
+  return task;
 }
 
 function appliedOf(projection: Projection): AppliedSidecarEvent {

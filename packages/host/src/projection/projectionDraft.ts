@@ -1,4 +1,4 @@
-import type { HostEventDraft, SdkTaskSync, SessionEventDraft, TranscriptCopy, WriteUnit } from '../store/hostStore.ts';
+import type { HostEventDraft, SessionEventDraft, TranscriptCopy, WriteUnit } from '../store/hostStore.ts';
 import type {
   AttachmentRecord,
   InteractionRecord,
@@ -8,6 +8,7 @@ import type {
   TurnRecord,
 } from '../store/records.ts';
 import { computeSessionStatus } from './sessionStatus.ts';
+import type { SdkPlan } from './taskProjection.ts';
 import { sessionSummary } from './views.ts';
 
 /** How often `lastActivityAt` is rewritten while output streams (it orders the sidebar, nothing finer). */
@@ -69,7 +70,11 @@ export class ProjectionDraft {
   readonly attachments: AttachmentRecord[] = [];
   readonly tasks: TaskRecord[] = [];
   readonly deleteTaskIds: string[] = [];
-  sdkTaskSync: SdkTaskSync | undefined;
+  /**
+   * The agent's plan, left out of `toUnit`: its sync needs the session's task rows, which the projector
+   * does not hold; the ledger reads them and adds the sync (`withTaskChange`) before the commit.
+   */
+  sdkPlan: SdkPlan | undefined;
   copyTranscript: TranscriptCopy | undefined;
   readonly events: SessionEventDraft[] = [];
   readonly hostEvents: HostEventDraft[] = [];
@@ -209,7 +214,7 @@ export class ProjectionDraft {
       this.attachments.length === 0 &&
       this.tasks.length === 0 &&
       this.deleteTaskIds.length === 0 &&
-      this.sdkTaskSync === undefined &&
+      this.sdkPlan === undefined &&
       this.copyTranscript === undefined &&
       this.events.length === 0 &&
       this.hostEvents.length === 0
@@ -252,7 +257,6 @@ export class ProjectionDraft {
       ...(this.interactions.size > 0 ? { interactions: [...this.interactions.values()] } : {}),
       ...(this.tasks.length > 0 ? { tasks: this.tasks } : {}),
       ...(this.deleteTaskIds.length > 0 ? { deleteTaskIds: this.deleteTaskIds } : {}),
-      ...(this.sdkTaskSync === undefined ? {} : { sdkTaskSync: this.sdkTaskSync }),
       ...(this.events.length > 0 ? { sessionEvents: this.events } : {}),
       ...(this.hostEvents.length > 0 ? { hostEvents: this.hostEvents } : {}),
     };

@@ -61,6 +61,7 @@ export type SessionCommand =
     };
 
 export type SessionCommandType = SessionCommand['type'];
+export type { SupersedeResolution };
 
 /** What the store holds that a command's projection needs and the projector does not keep. */
 export interface CommandFacts {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { syncSdkTasks, taskUnit } from '../projection/taskProjection.ts';
 import { FaultInjectingStore, openFaultInjectingSqliteStore } from './faultInjectingStore.ts';
 import { SqliteHostStore } from './sqlite/sqliteHostStore.ts';
 import { StoreError } from './storeError.ts';
@@ -31,7 +32,8 @@ test('lose_ack keeps the write but tells the caller it failed; failAllWrites hol
   assert.equal(await store.lastSessionSeq('s1'), 1, 'the write happened');
 
   store.failAllWrites();
-  await assert.rejects(store.syncSdkTasks('s1', 't', [{ content: 'x', status: 'pending' }], 1), StoreError);
+  const plan = syncSdkTasks('s1', [], { turnId: 't', todos: [{ content: 'x', status: 'pending' }], now: 1 });
+  await assert.rejects(store.commit(taskUnit(plan)), StoreError);
   await assert.rejects(store.commitMany([title('s1', 'x')]), StoreError);
   assert.deepEqual(await store.listTasks('s1'), []);
   store.heal();

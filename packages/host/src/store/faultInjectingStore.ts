@@ -1,4 +1,4 @@
-import type { HostStore, SdkTaskSyncResult, WriteUnit } from './hostStore.ts';
+import type { HostStore, WriteUnit } from './hostStore.ts';
 import { SqliteHostStore, type SqliteHostStoreOptions } from './sqlite/sqliteHostStore.ts';
 import { StoreError } from './storeError.ts';
 
@@ -19,8 +19,8 @@ interface PlannedFault {
 
 /**
  * A `HostStore` that delegates to another and fails chosen writes: `failWrite(n)` makes the n-th
- * write from now (1 = the next one) fail. Each `commit`, `commitMany` and `syncSdkTasks` call is one
- * write. Reads always pass. For the fault tests of the store, the runtime and issue 11.
+ * write from now (1 = the next one) fail. Each `commit` and `commitMany` call is one write. Reads
+ * always pass. For the fault tests of the store, the runtime and issue 11.
  */
 export class FaultInjectingStore implements HostStore {
   readonly #inner: HostStore;
@@ -105,10 +105,6 @@ export class FaultInjectingStore implements HostStore {
 
   commitMany(units: readonly WriteUnit[]) {
     return this.#write(() => this.#inner.commitMany(units));
-  }
-
-  syncSdkTasks(...args: Parameters<HostStore['syncSdkTasks']>): Promise<SdkTaskSyncResult> {
-    return this.#write(() => this.#inner.syncSdkTasks(...args));
   }
 
   close(): Promise<void> {

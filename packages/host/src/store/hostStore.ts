@@ -3,7 +3,6 @@ import type {
   HostEventPayload,
   HostEventType,
   InteractionStatus,
-  SdkTodo,
   SessionEvent,
   SessionEventPayload,
   SessionEventType,
@@ -40,9 +39,10 @@ export type HostEventDraft = {
  * One transaction: row changes, then appended events. Either all of it is committed or none of it
  * (the store throws and nothing changed, seqs included). Rows are put whole (insert or replace).
  * Order inside the transaction: sessions, the transcript copy (so the unit's own turns can rebind
- * copied ones), turns, attachments, messages, interactions, tasks, deleted tasks, the SDK task sync,
- * then session events (the sync's `task_update` first, then `tasks_changed`, then `sessionEvents` in
- * order), then host events in order.
+ * copied ones), turns, attachments, messages, interactions, tasks, deleted tasks, then session events
+ * in order, then host events in order. A unit is rows and events only: what they should be (the
+ * TodoWrite sync, the task list a `task_update` or `tasks_changed` carries) is the projection's
+ * (src/projection/taskProjection.ts), so another store implements this without any domain rule.
  */
 export interface WriteUnit {
   readonly sessions?: readonly SessionRecord[];
@@ -53,32 +53,12 @@ export interface WriteUnit {
   readonly tasks?: readonly TaskRecord[];
   readonly deleteTaskIds?: readonly string[];
   /**
-   * Invariant 5 / seed 002: delete the session's `source='sdk'` tasks, insert `todos` as rows
-   * (`sdk-{sessionId}-{index}`, content → title, status mapped with unknown → pending, activeForm →
-   * description, index → sort_order) and append `task_update {session_id, turnId, todos, tasks}` with
-   * every task of the session after the sync (SDK first). User tasks are untouched; the same todos
-   * twice give the same rows (created_at of a row kept while its index exists).
-   */
-  readonly sdkTaskSync?: SdkTaskSync;
-  /**
-   * A user task was added, edited or deleted: append `tasks_changed {session_id, tasks}` with every
-   * task of the session after this unit's task changes (SDK first), read inside the transaction.
-   */
-  readonly tasksChanged?: { readonly sessionId: string };
-  /**
    * Fork: copy the source's turns up to and including `throughTurnId` (by ordinal) and their messages
    * into `toSessionId` (whose row must come in the same unit or exist).
    */
   readonly copyTranscript?: TranscriptCopy;
   readonly sessionEvents?: readonly SessionEventDraft[];
   readonly hostEvents?: readonly HostEventDraft[];
-}
-
-export interface SdkTaskSync {
-  readonly sessionId: string;
-  readonly turnId: string;
-  readonly todos: readonly SdkTodo[];
-  readonly now: number;
 }
 
 export interface TranscriptCopy {
@@ -183,7 +163,7 @@ export interface HostStoreReader {
   /** The tool row of `toolUseId` (holding the whole result). */
   getToolMessage(sessionId: string, toolUseId: string): Promise<MessageRecord | undefined>;
 
-  /** SDK rows first (by sort_order), then user rows (sort_order, created_at, id); all sessions when absent. */
+  /** In `compareTasks` order: SDK rows first (by sort_order), then user rows (sort_order, created_at, id); all sessions when absent. */
   listTasks(sessionId?: string): Promise<TaskRecord[]>;
   getTask(taskId: string): Promise<TaskRecord | undefined>;
 
@@ -214,13 +194,6 @@ export interface HostStore extends HostStoreReader {
   commit(unit: WriteUnit): Promise<CommitResult>;
   /** Several units in ONE transaction (group commit): all or none; one result per unit, in order. */
   commitMany(units: readonly WriteUnit[]): Promise<CommitResult[]>;
-  /** `commit({sdkTaskSync})`: the rows after the sync and the appended `task_update`. */
-  syncSdkTasks(sessionId: string, turnId: string, todos: readonly SdkTodo[], now: number): Promise<SdkTaskSyncResult>;
   /** Idempotent. Later calls reject with `StoreError`. */
   close(): Promise<void>;
-}
-
-export interface SdkTaskSyncResult {
-  readonly tasks: readonly TaskRecord[];
-  readonly commit: CommitResult;
 }

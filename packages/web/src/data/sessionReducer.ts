@@ -1,15 +1,16 @@
-import type {
-  ContentBlock,
-  Interaction,
-  MessagesPage,
-  MessageView,
-  SessionEvent,
-  SessionEventPayload,
-  SessionSnapshot,
-  Task,
-  ToolResultBlock,
-  ToolUseBlock,
-  TurnView,
+import {
+  type ContentBlock,
+  compareTasks,
+  type Interaction,
+  type MessagesPage,
+  type MessageView,
+  type SessionEvent,
+  type SessionEventPayload,
+  type SessionSnapshot,
+  type Task,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  type TurnView,
 } from '@outrigger/host-api';
 import { emptySessionState, type SessionViewState, type TurnState } from './sessionState.ts';
 import { resultReplaces } from './toolResultRank.ts';
@@ -454,12 +455,7 @@ function upsertBy<T>(items: readonly T[], item: T, key: (item: T) => string): T[
   return next;
 }
 
-/** The SDK's plan first in its order, then the user's tasks in theirs. */
+/** The host's order (`GET /api/tasks`), so a list folded from events shows as a reload would. */
 function sortTasks(tasks: readonly Task[]): Task[] {
-  return [...tasks].sort(
-    (a, b) =>
-      (a.source === 'sdk' ? 0 : 1) - (b.source === 'sdk' ? 0 : 1) ||
-      a.sort_order - b.sort_order ||
-      a.created_at - b.created_at,
-  );
+  return [...tasks].sort(compareTasks);
 }

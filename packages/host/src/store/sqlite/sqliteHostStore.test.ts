@@ -343,106 +343,46 @@ test('a transaction rolls back as a whole when any part fails: rows, events and 
   await store.close();
 });
 
-test('syncSdkTasks follows seed 002 and is idempotent; user tasks are untouched', async () => {
-  const store = await storeWithSession();
-  const userTask = {
-    id: 'u1',
-    session_id: 's1',
-    title: 'my own',
-    status: 'in_progress' as const,
-    description: 'keep me',
-    sort_order: 0,
-    source: 'user' as const,
-    created_at: 5,
-    updated_at: 5,
-  };
-  await store.commit({ tasks: [userTask] });
-  const todos = [
-    { content: 'Read the code', status: 'completed', activeForm: 'Reading the code' },
-    { content: 'Write the test', status: 'in_progress', activeForm: 'Writing the test' },
-    { content: 'Ship', status: 'blocked' },
-  ];
-  const first = await store.syncSdkTasks('s1', 't1', todos, 100);
-  assert.deepEqual(
-    first.tasks.map((task) => [task.id, task.title, task.status, task.description, task.sort_order, task.source]),
-    [
-      ['sdk-s1-0', 'Read the code', 'completed', 'Reading the code', 0, 'sdk'],
-      ['sdk-s1-1', 'Write the test', 'in_progress', 'Writing the test', 1, 'sdk'],
-      ['sdk-s1-2', 'Ship', 'pending', null, 2, 'sdk'],
-      ['u1', 'my own', 'in_progress', 'keep me', 0, 'user'],
-    ],
-    'SDK rows first in plan order, unknown status → pending, the user row after them',
-  );
-  const event = first.commit.sessionEvents[0]!;
-  assert.equal(event.type, 'task_update');
-  assert.deepEqual(event.data, { session_id: 's1', seq: 1, turnId: 't1', todos, tasks: first.tasks });
-  assert.deepEqual(await store.readSessionEvents('s1', 0, 10), [event], 'the task_update is in the log');
-
-  const second = await store.syncSdkTasks('s1', 't1', todos, 200);
-  assert.deepEqual(second.tasks, first.tasks, 'the same todos twice give the same rows, timestamps included');
-  assert.deepEqual(await store.listTasks('s1'), first.tasks);
-
-  const shorter = await store.syncSdkTasks('s1', 't1', [{ content: 'Ship', status: 'completed' }], 300);
-  assert.deepEqual(
-    shorter.tasks.map((task) => [task.id, task.title, task.status, task.created_at, task.updated_at]),
-    [
-      ['sdk-s1-0', 'Ship', 'completed', 100, 300],
-      ['u1', 'my own', 'in_progress', 5, 5],
-    ],
-  );
-  const cleared = await store.syncSdkTasks('s1', 't1', [], 400);
-  assert.deepEqual(cleared.tasks, [userTask]);
-  assert.deepEqual(await store.getTask('u1'), userTask, 'the user task never changed');
-  await store.close();
-});
-
-test('a failed task sync changes nothing', async () => {
-  const { store, failing } = storeFailingOnDemand('injected');
-  await store.commit({ sessions: [testSession('s1')] });
-  await store.syncSdkTasks('s1', 't1', [{ content: 'a', status: 'pending' }], 1);
-  failing(true);
-  await assert.rejects(store.syncSdkTasks('s1', 't1', [{ content: 'b', status: 'pending' }], 2), StoreError);
-  assert.deepEqual(
-    (await store.listTasks('s1')).map((task) => task.title),
-    ['a'],
-  );
-  assert.equal(await store.lastSessionSeq('s1'), 1);
-  await store.close();
-});
-
-test('a user task change appends tasks_changed with the session’s tasks, in the same transaction', async () => {
+test('task rows, deleted tasks and the events of one unit commit together; a refused unit leaves nothing', async () => {
+  // What the task list should be is the projection's (taskProjection.test.ts): the store writes what it is given.
   const { store, failing } = storeFailingOnDemand('injected');
   await store.commit({ sessions: [testSession('s1'), testSession('s2')] });
-  await store.syncSdkTasks('s1', 't1', [{ content: 'plan', status: 'in_progress' }], 1);
-  const mine = testUserTask('s1', 'u1');
-  await store.commit({ tasks: [{ ...mine, id: 'other', session_id: 's2' }], tasksChanged: { sessionId: 's2' } });
-  const added = await store.commit({ tasks: [mine], tasksChanged: { sessionId: 's1' } });
+  const a = testUserTask('s1', 'a');
+  const b = testUserTask('s1', 'b', { sort_order: 1 });
+  const other = testUserTask('s2', 'other');
+  await store.commit({ tasks: [a, b, other] });
+  const edited = { ...a, title: 'a!', updated_at: 9 };
+  const c = testUserTask('s1', 'c', { sort_order: 2 });
+  const after = [edited, c];
+  const committed = await store.commit({
+    tasks: [edited, c],
+    deleteTaskIds: ['b'],
+    sessionEvents: [{ type: 'tasks_changed', data: { session_id: 's1', tasks: after } }, statusEvent('s1')],
+  });
+  assert.deepEqual(await store.listTasks('s1'), after);
+  assert.deepEqual(await store.listTasks('s2'), [other], 'another session’s rows are untouched');
   assert.deepEqual(
-    added.sessionEvents.map((event) => [event.type, event.data.seq]),
-    [['tasks_changed', 2]],
+    committed.sessionEvents.map((event) => [event.type, event.data.seq]),
+    [
+      ['tasks_changed', 1],
+      ['status', 2],
+    ],
+    'the drafts it was given, in order, nothing added',
   );
-  const event = added.sessionEvents[0]!;
-  assert.ok(event.type === 'tasks_changed');
-  assert.deepEqual(
-    event.data.tasks.map((task) => task.id),
-    ['sdk-s1-0', 'u1'],
-    'the session’s tasks after the change, SDK plan first, no other session’s',
-  );
-  assert.deepEqual(await store.readSessionEvents('s1', 1, 10), [event]);
-
-  const removed = await store.commit({ deleteTaskIds: ['u1'], tasksChanged: { sessionId: 's1' } });
-  const after = removed.sessionEvents[0]!;
-  assert.ok(after.type === 'tasks_changed');
-  assert.deepEqual(
-    after.data.tasks.map((task) => task.id),
-    ['sdk-s1-0'],
-    'read after the delete, inside the transaction',
-  );
+  assert.deepEqual(committed.sessionEvents[0]!.data, { session_id: 's1', tasks: after, seq: 1 });
+  assert.deepEqual(await store.readSessionEvents('s1', 0, 10), committed.sessionEvents);
 
   failing(true);
-  await assert.rejects(store.commit({ tasks: [{ ...mine, id: 'u2' }], tasksChanged: { sessionId: 's1' } }), StoreError);
-  assert.equal(await store.getTask('u2'), undefined);
-  assert.equal(await store.lastSessionSeq('s1'), 3, 'a refused change appends no event');
+  await assert.rejects(
+    store.commit({
+      tasks: [testUserTask('s1', 'd')],
+      deleteTaskIds: ['a', 'c'],
+      sessionEvents: [{ type: 'tasks_changed', data: { session_id: 's1', tasks: [] } }],
+    }),
+    StoreError,
+  );
+  assert.deepEqual(await store.listTasks('s1'), after, 'no row put, none deleted');
+  assert.equal(await store.lastSessionSeq('s1'), 2, 'no event appended, no seq used');
   await store.close();
 });
 

@@ -1,12 +1,5 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
-import {
-  type HostEvent,
-  type SdkTodo,
-  type SessionEvent,
-  type TaskStatus,
-  type TurnStatus,
-  terminalTurnStatuses,
-} from '@outrigger/host-api';
+import { type HostEvent, type SessionEvent, type TurnStatus, terminalTurnStatuses } from '@outrigger/host-api';
 import { rememberEventDataJson } from '../eventJson.ts';
 import type {
   ClientMessageHit,
@@ -17,8 +10,6 @@ import type {
   MessagePageQuery,
   MessageRecordPage,
   ProjectionStateRecords,
-  SdkTaskSync,
-  SdkTaskSyncResult,
   SessionListRecords,
   SessionSnapshotRecords,
   TranscriptCopy,
@@ -62,17 +53,6 @@ export interface SqliteHostStoreOptions {
    * disk, an I/O error); the store rolls back and refuses the write as for any other failure.
    */
   readonly atCommit?: (commit: () => void) => void;
-}
-
-const knownTaskStatuses: ReadonlySet<string> = new Set<TaskStatus>(['pending', 'in_progress', 'completed']);
-
-/** Seed 002's `mapStatus`: the three known statuses pass, anything else is `pending`. */
-function mapSdkTaskStatus(status: string): TaskStatus {
-  return knownTaskStatuses.has(status) ? (status as TaskStatus) : 'pending';
-}
-
-function sdkTaskId(sessionId: string, index: number): string {
-  return `sdk-${sessionId}-${index}`;
 }
 
 /**
@@ -131,18 +111,6 @@ export class SqliteHostStore implements HostStore {
     return this.#transaction(units);
   }
 
-  async syncSdkTasks(
-    sessionId: string,
-    turnId: string,
-    todos: readonly SdkTodo[],
-    now: number,
-  ): Promise<SdkTaskSyncResult> {
-    const [commit] = this.#transaction([{ sdkTaskSync: { sessionId, turnId, todos, now } }]);
-    const event = commit!.sessionEvents[0]!;
-    const tasks = event.type === 'task_update' ? event.data.tasks : [];
-    return { tasks, commit: commit! };
-  }
-
   #transaction(units: readonly WriteUnit[]): CommitResult[] {
     this.#assertOpen();
     const sessionSeqs = new Map<string, number>();
@@ -176,7 +144,7 @@ export class SqliteHostStore implements HostStore {
     for (const id of unit.deleteTaskIds ?? []) this.#statement('DELETE FROM tasks WHERE id = ?').run(id);
 
     const sessionEvents: SessionEvent[] = [];
-    const append = (draft: { type: string; data: { session_id: string } }): void => {
+    for (const draft of unit.sessionEvents ?? []) {
       const sessionId = draft.data.session_id;
       const seq = (sessionSeqs.get(sessionId) ?? this.#currentSessionSeq(sessionId)) + 1;
       const data = { ...draft.data, session_id: sessionId, seq };
@@ -187,17 +155,7 @@ export class SqliteHostStore implements HostStore {
       rememberEventDataJson(data, text);
       sessionSeqs.set(sessionId, seq);
       sessionEvents.push({ type: draft.type, data } as SessionEvent);
-    };
-    if (unit.sdkTaskSync !== undefined) append(this.#syncSdkTasks(unit.sdkTaskSync));
-    if (unit.tasksChanged !== undefined) {
-      const sessionId = unit.tasksChanged.sessionId;
-      const data: { session_id: string; tasks: TaskRecord[] } = {
-        session_id: sessionId,
-        tasks: this.#tasksOf(sessionId),
-      };
-      append({ type: 'tasks_changed', data });
     }
-    for (const draft of unit.sessionEvents ?? []) append(draft);
 
     const hostEvents: HostEvent[] = [];
     for (const draft of unit.hostEvents ?? []) {
@@ -221,48 +179,6 @@ export class SqliteHostStore implements HostStore {
     if (records === undefined || records.length === 0) return;
     const statement = this.#statement(upsertSql(mapping));
     for (const record of records) statement.run(...mapping.values(record));
-  }
-
-  /** Seed 002: replace-all of the session's SDK rows; the rows of an unchanged todo keep their timestamps. */
-  #syncSdkTasks(sync: SdkTaskSync): { type: 'task_update'; data: { session_id: string } } {
-    const previous = new Map(this.#tasksOf(sync.sessionId, 'sdk').map((task) => [task.id, task]));
-    this.#statement("DELETE FROM tasks WHERE session_id = ? AND source = 'sdk'").run(sync.sessionId);
-    const insert = this.#statement(upsertSql(taskMapping));
-    sync.todos.forEach((todo, index) => {
-      const id = sdkTaskId(sync.sessionId, index);
-      const row = {
-        id,
-        session_id: sync.sessionId,
-        title: todo.content,
-        status: mapSdkTaskStatus(todo.status),
-        description: todo.activeForm ?? null,
-        sort_order: index,
-        source: 'sdk' as const,
-      };
-      const before = previous.get(id);
-      const unchanged =
-        before !== undefined &&
-        before.title === row.title &&
-        before.status === row.status &&
-        before.description === row.description &&
-        before.sort_order === row.sort_order;
-      insert.run(
-        ...taskMapping.values({
-          ...row,
-          created_at: before?.created_at ?? sync.now,
-          updated_at: unchanged ? before.updated_at : sync.now,
-        }),
-      );
-    });
-    return {
-      type: 'task_update',
-      data: {
-        session_id: sync.sessionId,
-        turnId: sync.turnId,
-        todos: sync.todos.map((todo) => ({ ...todo })),
-        tasks: this.#tasksOf(sync.sessionId),
-      } as { session_id: string },
-    };
   }
 
   #copyTranscript(copy: TranscriptCopy): void {
@@ -550,23 +466,14 @@ export class SqliteHostStore implements HostStore {
     );
   }
 
-  #tasksOf(sessionId: string | undefined, source?: 'sdk' | 'user'): TaskRecord[] {
-    const clauses: string[] = [];
-    const params: SQLInputValue[] = [];
-    if (sessionId !== undefined) {
-      clauses.push('session_id = ?');
-      params.push(sessionId);
-    }
-    if (source !== undefined) {
-      clauses.push('source = ?');
-      params.push(source);
-    }
-    const where = clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`;
+  /** `compareTasks`'s order (@outrigger/host-api): the projection sorts the lists it builds the same way. */
+  #tasksOf(sessionId: string | undefined): TaskRecord[] {
+    const where = sessionId === undefined ? '' : 'WHERE session_id = ?';
     return this.#all(
       taskMapping,
       `SELECT ${selectColumns(taskMapping)} FROM tasks ${where}
        ORDER BY session_id, CASE source WHEN 'sdk' THEN 0 ELSE 1 END, sort_order, created_at, id`,
-      params,
+      sessionId === undefined ? [] : [sessionId],
     );
   }
 
