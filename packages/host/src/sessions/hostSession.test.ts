@@ -625,12 +625,12 @@ describe('HostSession and the sidecar dying', () => {
         }
         return super.applySidecarEvent(event);
       }
-      override async startQueuedTurn(turnId: string) {
-        if (this.startRefusals > 0) {
+      override async apply(command: Parameters<FakeLedger['apply']>[0]) {
+        if (command.type === 'startQueuedTurn' && this.startRefusals > 0) {
           this.startRefusals -= 1;
           throw new StoreError('injected: the disk is full');
         }
-        return super.startQueuedTurn(turnId);
+        return super.apply(command);
       }
     }
     const ledger = new RefusingLedger(testSession('s1'));

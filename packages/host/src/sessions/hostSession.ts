@@ -103,7 +103,13 @@ export class HostSession {
               void this.queue
                 .run(async () => {
                   if (this.#ledger.turn(hit.turnId)?.status !== 'running') return false;
-                  await this.#ledger.toolTimedOut(hit.turnId, hit.toolUseId, hit.toolName, hit.elapsedSeconds);
+                  await this.#ledger.apply({
+                    type: 'toolTimedOut',
+                    turnId: hit.turnId,
+                    toolUseId: hit.toolUseId,
+                    toolName: hit.toolName,
+                    elapsedSeconds: hit.elapsedSeconds,
+                  });
                   return true;
                 })
                 .then((recorded) => (recorded ? this.#cancelInSidecar(hit.turnId, 'tool_timeout') : undefined))
@@ -156,7 +162,7 @@ export class HostSession {
       const turn = await this.#turn(turnId);
       if (turn === undefined) throw new HostError('not_found', 'no such turn in this session');
       if (turn.status === 'queued') {
-        await this.#ledger.cancelQueuedTurn(turnId);
+        await this.#ledger.apply({ type: 'cancelQueuedTurn', turnId });
         return { turnId, canceled: true, disposition: 'pre_accept', providerTurnId: '' };
       }
       if (turn.status !== 'running') {
@@ -193,7 +199,7 @@ export class HostSession {
             { event: 'session.cancel_binding_missing', sessionId: this.id, turnId },
             'a provider_active cancel answered for a turn whose identity was not committed; binding it now',
           );
-          await this.#ledger.bindTurn(turnId, answer.providerTurnId);
+          await this.#ledger.apply({ type: 'bindTurn', turnId, providerTurnId: answer.providerTurnId });
         }
         return {
           turnId,
@@ -254,17 +260,17 @@ export class HostSession {
       const result = await this.#submit(generation, submission);
       switch (result.disposition) {
         case 'answered':
-          await this.#ledger.interactionAnswered(requestId, {
-            action: body.action,
-            optionId: body.optionId,
-            payload: body.payload,
+          await this.#ledger.apply({
+            type: 'interactionAnswered',
+            requestId,
+            answer: { action: body.action, optionId: body.optionId, payload: body.payload },
           });
           break;
         case 'conflict':
           throw new HostError('conflict', 'the agent already has a different answer to this request');
         case 'superseded':
         case 'unknown':
-          await this.#ledger.interactionSuperseded(requestId, 'turn_ended');
+          await this.#ledger.apply({ type: 'interactionSuperseded', requestId, resolution: 'turn_ended' });
           throw new HostError('gone', 'the interaction can no longer be answered');
         case 'pending':
           throw new HostError('sidecar_unavailable', 'the answer did not reach the agent; try again');
@@ -288,7 +294,7 @@ export class HostSession {
   }
 
   rename(title: string): Promise<void> {
-    return this.queue.run(() => this.#ledger.rename(title));
+    return this.queue.run(() => this.#ledger.apply({ type: 'rename', title }));
   }
 
   updateSettings(patch: PatchSettingsBody): Promise<void> {
@@ -306,7 +312,7 @@ export class HostSession {
           if (!isSidecarGone(error)) throw sidecarFailure(error, 'apply the settings');
         }
       }
-      await this.#ledger.changeSettings(patch);
+      await this.#ledger.apply({ type: 'changeSettings', patch });
     });
   }
 
@@ -314,8 +320,9 @@ export class HostSession {
   close(): Promise<void> {
     return this.queue.run(async () => {
       if (this.#ledger.session.closed) return;
-      for (const queued of this.#ledger.queuedTurns()) await this.#ledger.cancelQueuedTurn(queued.id);
-      await this.#ledger.close();
+      for (const queued of this.#ledger.queuedTurns())
+        await this.#ledger.apply({ type: 'cancelQueuedTurn', turnId: queued.id });
+      await this.#ledger.apply({ type: 'close' });
       await this.#closeInSidecar();
     });
   }
@@ -398,7 +405,10 @@ export class HostSession {
         this.#startedOn = undefined;
         this.#toolTimeouts?.clear();
         if (report.expected) return;
-        await this.#ledger.sidecarExited({ message: report.message, code: 'sidecar_exited', apiErrorStatus: null });
+        await this.#ledger.apply({
+          type: 'sidecarExited',
+          error: { message: report.message, code: 'sidecar_exited', apiErrorStatus: null },
+        });
         await this.#dispatchNext();
       })
       .catch((error: unknown) => this.#logFailure('sidecar exit', error));
@@ -413,7 +423,7 @@ export class HostSession {
       const { session } = this.#ledger;
       const live =
         this.#ledger.liveTurns().length > 0 || session.needsInputCount > 0 || session.backgroundTasks.length > 0;
-      if (live) await this.#ledger.recoverAfterRestart();
+      if (live) await this.#ledger.apply({ type: 'recoverAfterRestart' });
     });
   }
 
@@ -436,7 +446,7 @@ export class HostSession {
    */
   async #acceptTurn(turnId: string, draft: TurnDraft, queued: boolean): Promise<void> {
     try {
-      await this.#ledger.acceptTurn(turnId, draft, queued);
+      await this.#ledger.apply({ type: 'acceptTurn', turnId, prompt: draft, queued });
     } catch (error) {
       if (this.#ledger.turn(turnId) === undefined) throw error;
       this.#deps.logger.warn(
@@ -497,7 +507,7 @@ export class HostSession {
       }
       throw sidecarFailure(error, 'steer the running turn');
     }
-    await this.#ledger.steer(running.id, draft);
+    await this.#ledger.apply({ type: 'steer', turnId: running.id, prompt: draft });
     return { turnId: running.id, queued: false, steered: true, replayed: false };
   }
 
@@ -545,10 +555,14 @@ export class HostSession {
         { event: 'session.exec_failed', sessionId: this.id, turnId, errorName: failureName(error) },
         'the turn could not be handed to the sidecar',
       );
-      await this.#ledger.failTurn(turnId, {
-        message: `the turn could not be started: ${error instanceof Error ? error.message : String(error)}`,
-        code: 'dispatch_failed',
-        apiErrorStatus: null,
+      await this.#ledger.apply({
+        type: 'failTurn',
+        turnId,
+        error: {
+          message: `the turn could not be started: ${error instanceof Error ? error.message : String(error)}`,
+          code: 'dispatch_failed',
+          apiErrorStatus: null,
+        },
       });
     }
   }
@@ -563,13 +577,14 @@ export class HostSession {
       try {
         generation = await this.#ensureStarted();
       } catch (error) {
-        await this.#ledger.failTurn(next.id, turnErrorOf(error));
+        await this.#ledger.apply({ type: 'failTurn', turnId: next.id, error: turnErrorOf(error) });
         continue;
       }
       // The queue must not stall on a store outage: nothing else would start it once the store is back. A start
       // the store kept without confirming it shows in the reloaded ledger and is not written twice.
       await this.#whileStoreRefuses('start_queued_turn', async () => {
-        if (this.#ledger.turn(next.id)?.status === 'queued') await this.#ledger.startQueuedTurn(next.id);
+        if (this.#ledger.turn(next.id)?.status === 'queued')
+          await this.#ledger.apply({ type: 'startQueuedTurn', turnId: next.id });
       });
       await this.#exec(generation, next.id);
     }

@@ -1,18 +1,10 @@
-import type {
-  CreateTaskBody,
-  InteractionAnswer,
-  PatchSettingsBody,
-  PatchTaskBody,
-  Task,
-  TurnError,
-} from '@outrigger/host-api';
+import type { CreateTaskBody, PatchTaskBody, Task } from '@outrigger/host-api';
 import type { SidecarEvent } from '@outrigger/protocol';
-import type { SupersedeResolution } from '../projection/interactionProjection.ts';
 import type { AppliedSidecarEvent } from '../projection/projectedSessionLedger.ts';
+import type { SessionCommand, SupersedeResolution } from '../projection/sessionCommand.ts';
 import type { SessionRecord, TurnRecord } from '../store/records.ts';
-import type { TurnDraft } from './turnInput.ts';
 
-export type { AppliedSidecarEvent, SupersedeResolution };
+export type { AppliedSidecarEvent, SessionCommand, SupersedeResolution };
 
 /**
  * One session's durable state as the runtime drives it (`ProjectedSessionLedger` in the host, a
@@ -42,28 +34,8 @@ export interface SessionLedger {
    * none (a refusal throws and leaves the state as the store has it). One result per event.
    */
   applySidecarEvents(events: readonly SidecarEvent[]): Promise<AppliedSidecarEvent[]>;
-  /** A new user turn: running (`turn_started`) or `queued` (`queue`). */
-  acceptTurn(turnId: string, draft: TurnDraft, queued: boolean): Promise<void>;
-  startQueuedTurn(turnId: string): Promise<void>;
-  /** A prompt steered into the running turn: its `user_message` row. */
-  steer(turnId: string, draft: TurnDraft): Promise<void>;
-  /** A queued turn removed: `canceled` (`pre_accept`), `turn_canceled`, its own `done`. */
-  cancelQueuedTurn(turnId: string): Promise<void>;
-  /** A turn (queued or running) ended by the host: open tools get synthesized results, `result`, `done`. */
-  failTurn(turnId: string, error: TurnError): Promise<void>;
-  /** Every running turn failed with `error`; pending interactions superseded (`sidecar_exited`). */
-  sidecarExited(error: TurnError): Promise<void>;
-  /** Invariant 8: running turns `interrupted` (`host_restarted`), pending interactions superseded. */
-  recoverAfterRestart(): Promise<void>;
-  /** Recorded once; the sidecar's own `*_resolved` for it later changes nothing. */
-  interactionAnswered(requestId: string, answer: InteractionAnswer): Promise<void>;
-  interactionSuperseded(requestId: string, resolution: SupersedeResolution): Promise<void>;
-  /** A `provider_active` cancel answer for a turn whose identity event was never applied. */
-  bindTurn(turnId: string, providerTurnId: string): Promise<void>;
-  rename(title: string): Promise<void>;
-  changeSettings(patch: PatchSettingsBody): Promise<void>;
-  close(): Promise<void>;
-  toolTimedOut(turnId: string, toolUseId: string, toolName: string, elapsedSeconds: number): Promise<void>;
+  /** One of the runtime's decisions: projected, committed as one write unit, then published. */
+  apply(command: SessionCommand): Promise<void>;
   /** User tasks (`source: 'user'`); the sync of the agent's plan never touches them. */
   createUserTask(body: Omit<CreateTaskBody, 'session_id'>): Promise<Task>;
   updateUserTask(taskId: string, patch: PatchTaskBody): Promise<Task>;

@@ -1,20 +1,12 @@
-import type {
-  CreateTaskBody,
-  Interaction,
-  InteractionAnswer,
-  PatchSettingsBody,
-  PatchTaskBody,
-  Task,
-  TurnError,
-} from '@outrigger/host-api';
+import type { CreateTaskBody, Interaction, PatchTaskBody, Task, TurnError } from '@outrigger/host-api';
 import type { SidecarEvent } from '@outrigger/protocol';
 import type { NewForkInit, NewSessionInit } from '../../projection/projectedSessionLedger.ts';
+import type { SessionCommand } from '../../projection/sessionCommand.ts';
 import { isTerminalTurn } from '../../projection/sessionStatus.ts';
 import type { ClientMessageHit } from '../../store/hostStore.ts';
 import type { AttachmentRecord, SessionRecord, TurnRecord } from '../../store/records.ts';
 import { testInteraction, testSession, testTurn, testUserTask } from '../../store/testRecords.ts';
 import type { AppliedSidecarEvent, SessionLedger, SupersedeResolution } from '../sessionLedger.ts';
-import type { TurnDraft } from '../turnInput.ts';
 
 /** One durable change the fake recorded, named like the host event it stands for. */
 export interface FakeEntry {
@@ -37,6 +29,8 @@ export class FakeLedger implements SessionLedger {
   readonly attachments = new Map<string, AttachmentRecord>();
   readonly clientMessages = new Map<string, ClientMessageHit>();
   readonly entries: FakeEntry[] = [];
+  /** Every command applied, in order (a refused one is not recorded). */
+  readonly commands: SessionCommand[] = [];
   /** The event types of each `applySidecarEvents` call, in order. */
   readonly batches: string[][] = [];
   /** Makes the next write throw, as a refusing store would. */
@@ -124,7 +118,11 @@ export class FakeLedger implements SessionLedger {
       case 'approval_resolved':
       case 'user_input_resolved': {
         const { requestId, action, optionId, payload: answerPayload } = event.payload;
-        await this.interactionAnswered(requestId, { action, optionId, payload: answerPayload });
+        await this.apply({
+          type: 'interactionAnswered',
+          requestId,
+          answer: { action, optionId, payload: answerPayload },
+        });
         return { endedTurnIds: [] };
       }
       case 'turn_completed':
@@ -141,107 +139,96 @@ export class FakeLedger implements SessionLedger {
     }
   }
 
-  async acceptTurn(turnId: string, draft: TurnDraft, queued: boolean): Promise<void> {
+  /** Records the command, then changes what the runtime reads back the way the projector would. */
+  async apply(command: SessionCommand): Promise<void> {
     this.#write();
-    this.#put({
-      ...this.#newTurn(turnId, 'user', queued ? 'queued' : 'running', draft.prompt),
-      input: draft.input,
-      clientMessageId: draft.clientMessageId,
-    });
-    for (const attachment of draft.attachments) this.attachments.set(attachment.id, attachment);
-    if (draft.clientMessageId !== null) this.clientMessages.set(draft.clientMessageId, { turnId, steer: false });
-    this.entries.push({ kind: queued ? 'queue' : 'turn_started', turnId, detail: draft.prompt });
-  }
-
-  async startQueuedTurn(turnId: string): Promise<void> {
-    this.#write();
-    const turn = this.#require(turnId);
-    this.#put({ ...turn, status: 'running' });
-    this.entries.push({ kind: 'turn_started', turnId, detail: turn.prompt });
-  }
-
-  async steer(turnId: string, draft: TurnDraft): Promise<void> {
-    this.#write();
-    if (draft.clientMessageId !== null) this.clientMessages.set(draft.clientMessageId, { turnId, steer: true });
-    this.entries.push({ kind: 'user_message', turnId, detail: draft.prompt });
-  }
-
-  async cancelQueuedTurn(turnId: string): Promise<void> {
-    this.#write();
-    const turn = this.#require(turnId);
-    this.#put({ ...turn, status: 'canceled', cancelDisposition: 'pre_accept' });
-    this.entries.push(
-      { kind: 'turn_canceled', turnId, detail: 'pre_accept' },
-      { kind: 'done', turnId, detail: 'canceled' },
-    );
-  }
-
-  async failTurn(turnId: string, error: TurnError): Promise<void> {
-    this.#write();
-    const turn = this.#require(turnId);
-    if (isTerminalTurn(turn)) return;
-    this.#end(turn, 'failed', error);
-  }
-
-  async sidecarExited(error: TurnError): Promise<void> {
-    this.#write();
-    for (const interaction of this.interactions.values()) {
-      if (interaction.status === 'pending') this.#supersede(interaction, 'sidecar_exited');
+    this.commands.push(command);
+    switch (command.type) {
+      case 'acceptTurn': {
+        const { turnId, prompt, queued } = command;
+        this.#put({
+          ...this.#newTurn(turnId, 'user', queued ? 'queued' : 'running', prompt.prompt),
+          input: prompt.input,
+          clientMessageId: prompt.clientMessageId,
+        });
+        for (const attachment of prompt.attachments) this.attachments.set(attachment.id, attachment);
+        if (prompt.clientMessageId !== null) this.clientMessages.set(prompt.clientMessageId, { turnId, steer: false });
+        this.entries.push({ kind: queued ? 'queue' : 'turn_started', turnId, detail: prompt.prompt });
+        return;
+      }
+      case 'startQueuedTurn': {
+        const turn = this.#require(command.turnId);
+        this.#put({ ...turn, status: 'running' });
+        this.entries.push({ kind: 'turn_started', turnId: turn.id, detail: turn.prompt });
+        return;
+      }
+      case 'steer': {
+        const { turnId, prompt } = command;
+        if (prompt.clientMessageId !== null) this.clientMessages.set(prompt.clientMessageId, { turnId, steer: true });
+        this.entries.push({ kind: 'user_message', turnId, detail: prompt.prompt });
+        return;
+      }
+      case 'cancelQueuedTurn': {
+        const turn = this.#require(command.turnId);
+        this.#put({ ...turn, status: 'canceled', cancelDisposition: 'pre_accept' });
+        this.entries.push(
+          { kind: 'turn_canceled', turnId: turn.id, detail: 'pre_accept' },
+          { kind: 'done', turnId: turn.id, detail: 'canceled' },
+        );
+        return;
+      }
+      case 'failTurn': {
+        const turn = this.#require(command.turnId);
+        if (!isTerminalTurn(turn)) this.#end(turn, 'failed', command.error);
+        return;
+      }
+      case 'sidecarExited':
+        this.#supersedePending('sidecar_exited');
+        for (const turn of this.liveTurns()) this.#end(turn, 'failed', command.error);
+        return;
+      case 'recoverAfterRestart':
+        this.#supersedePending('host_restarted');
+        for (const turn of this.liveTurns()) {
+          this.#end(turn, 'interrupted', {
+            message: 'the host restarted',
+            code: 'host_restarted',
+            apiErrorStatus: null,
+          });
+        }
+        return;
+      case 'interactionAnswered': {
+        const { requestId, answer } = command;
+        const interaction = this.interactions.get(requestId);
+        if (interaction === undefined || interaction.status !== 'pending') return;
+        this.interactions.set(requestId, { ...interaction, status: 'answered', answer, resolution: 'answered' });
+        this.entries.push({ kind: 'permission_resolved', turnId: interaction.turnId, detail: 'answered' });
+        return;
+      }
+      case 'interactionSuperseded': {
+        const interaction = this.interactions.get(command.requestId);
+        if (interaction?.status === 'pending') this.#supersede(interaction, command.resolution);
+        return;
+      }
+      case 'bindTurn':
+        this.#put({ ...this.#require(command.turnId), providerTurnId: command.providerTurnId });
+        this.entries.push({ kind: 'binding', turnId: command.turnId, detail: 'from_cancel' });
+        return;
+      case 'rename':
+        this.session = { ...this.session, title: command.title, titleSource: 'user' };
+        this.entries.push({ kind: 'title', detail: command.title });
+        return;
+      case 'changeSettings':
+        this.session = { ...this.session, settings: { ...this.session.settings, ...command.patch } };
+        this.entries.push({ kind: 'settings', detail: command.patch });
+        return;
+      case 'close':
+        this.session = { ...this.session, closed: true };
+        this.entries.push({ kind: 'closed' });
+        return;
+      case 'toolTimedOut':
+        this.entries.push({ kind: 'tool_timeout', turnId: command.turnId, detail: command.toolUseId });
+        return;
     }
-    for (const turn of this.liveTurns()) this.#end(turn, 'failed', error);
-  }
-
-  async recoverAfterRestart(): Promise<void> {
-    this.#write();
-    for (const interaction of this.interactions.values()) {
-      if (interaction.status === 'pending') this.#supersede(interaction, 'host_restarted');
-    }
-    for (const turn of this.liveTurns()) {
-      this.#end(turn, 'interrupted', { message: 'the host restarted', code: 'host_restarted', apiErrorStatus: null });
-    }
-  }
-
-  async interactionAnswered(requestId: string, answer: InteractionAnswer): Promise<void> {
-    this.#write();
-    const interaction = this.interactions.get(requestId);
-    if (interaction === undefined || interaction.status !== 'pending') return;
-    this.interactions.set(requestId, { ...interaction, status: 'answered', answer, resolution: 'answered' });
-    this.entries.push({ kind: 'permission_resolved', turnId: interaction.turnId, detail: 'answered' });
-  }
-
-  async interactionSuperseded(requestId: string, resolution: SupersedeResolution): Promise<void> {
-    this.#write();
-    const interaction = this.interactions.get(requestId);
-    if (interaction?.status === 'pending') this.#supersede(interaction, resolution);
-  }
-
-  async bindTurn(turnId: string, providerTurnId: string): Promise<void> {
-    this.#write();
-    this.#put({ ...this.#require(turnId), providerTurnId });
-    this.entries.push({ kind: 'binding', turnId, detail: 'from_cancel' });
-  }
-
-  async rename(title: string): Promise<void> {
-    this.#write();
-    this.session = { ...this.session, title, titleSource: 'user' };
-    this.entries.push({ kind: 'title', detail: title });
-  }
-
-  async changeSettings(patch: PatchSettingsBody): Promise<void> {
-    this.#write();
-    this.session = { ...this.session, settings: { ...this.session.settings, ...patch } };
-    this.entries.push({ kind: 'settings', detail: patch });
-  }
-
-  async close(): Promise<void> {
-    this.#write();
-    this.session = { ...this.session, closed: true };
-    this.entries.push({ kind: 'closed' });
-  }
-
-  async toolTimedOut(turnId: string, toolUseId: string): Promise<void> {
-    this.#write();
-    this.entries.push({ kind: 'tool_timeout', turnId, detail: toolUseId });
   }
 
   readonly tasks = new Map<string, Task>();
@@ -300,6 +287,12 @@ export class FakeLedger implements SessionLedger {
       turnId: turn.id,
       detail: status === 'failed' ? (error?.code ?? 'failed') : status,
     });
+  }
+
+  #supersedePending(resolution: SupersedeResolution): void {
+    for (const interaction of this.interactions.values()) {
+      if (interaction.status === 'pending') this.#supersede(interaction, resolution);
+    }
   }
 
   #supersede(interaction: Interaction, resolution: SupersedeResolution): void {
