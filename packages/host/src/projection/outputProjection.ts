@@ -6,7 +6,7 @@ import { messageView } from './views.ts';
 
 /*
  * A turn's own output: streamed text and thinking rows, compaction notices, and the agent's plan
- * (TodoWrite → the SDK task sync, invariant 5). Callers pass the turn the identity barrier let through.
+ * (TodoWrite → the SDK task sync: *todos replace the SDK tasks*). Callers pass the turn the identity barrier let through.
  */
 
 export function outputDelta(

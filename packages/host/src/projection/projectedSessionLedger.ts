@@ -28,7 +28,7 @@ export interface LedgerDeps {
 export interface AppliedSidecarEvent {
   /** Turns this event ended (their `done` is committed). */
   readonly endedTurnIds: readonly string[];
-  /** A turn broke the identity barrier (invariant 2): it was failed; the sidecar must stop it. */
+  /** A turn broke the *identity barrier*: it was failed; the sidecar must stop it. */
   readonly identityViolationTurnId?: string;
   /** Why the event changed nothing although it named something: for the runtime's log (never content). */
   readonly dropped?: string;

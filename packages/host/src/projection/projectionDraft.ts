@@ -222,7 +222,7 @@ export class ProjectionDraft {
   }
 
   /**
-   * Recomputes the session's status from the drafted state (invariant 10): a change is stored with
+   * Recomputes the session's status from the drafted state (*status from committed state*): a change is stored with
    * the row and announced as `status` on the session stream and `session` on the host stream.
    */
   settleStatus(): void {

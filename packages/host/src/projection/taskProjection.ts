@@ -3,8 +3,8 @@ import type { SessionEventDraft, WriteUnit } from '../store/hostStore.ts';
 import type { TaskRecord } from '../store/records.ts';
 
 /*
- * The session's task list as the projection keeps it (seed 002, invariant "todos replace the SDK
- * tasks"): the agent's plan replaces the `sdk` rows, the person's `user` rows are theirs. Pure: given
+ * The session's task list as the projection keeps it (seed 002, *todos replace the SDK
+ * tasks*): the agent's plan replaces the `sdk` rows, the person's `user` rows are theirs. Pure: given
  * the session's rows as the store holds them, the rows to put, the ids to delete and the event that
  * carries the list after the change. The store only writes what it is given.
  */

@@ -35,7 +35,7 @@ export interface SessionRecord {
   readonly titleSource: TitleSource;
   readonly cwd: string;
   readonly closed: boolean;
-  /** Computed by the projector from committed state and stored with each change (invariant 10). */
+  /** Computed by the projector from committed state and stored with each change (*status from committed state*). */
   readonly status: SessionStatus;
   readonly needsInputCount: number;
   readonly runningTurnId: string | null;
@@ -74,7 +74,7 @@ export interface TurnRecord {
   /** The blocks sent after the prompt (`PostTurnBody.content`), images as attachment ids; empty for synthetic turns. */
   readonly input: readonly TurnInputBlock[];
   readonly clientMessageId: string | null;
-  /** The durable binding (invariant 2), set when `provider_turn_identity_resolved` arrives. */
+  /** The durable binding (the *identity barrier*), set when `provider_turn_identity_resolved` arrives. */
   readonly providerTurnId: string | null;
   readonly providerSessionId: string | null;
   /** `provider_turn_checkpoint`; a fork at this turn needs it. */
