@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { HostErrorCode } from './errors.ts';
 import { streamQuerySchema } from './events/hostEvents.ts';
 import {
   answerInteractionBodySchema,
@@ -35,6 +36,9 @@ import {
   postTurnResponseSchema,
 } from './turns.ts';
 
+/** What a route answers on success: JSON, a text/event-stream, or raw bytes with their own content type. */
+export type RouteKind = 'json' | 'sse' | 'binary';
+
 export interface RouteDefinition {
   readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Hono-style path; `:name` segments are path parameters. */
@@ -45,12 +49,28 @@ export interface RouteDefinition {
   readonly query?: z.ZodType;
   /** JSON response schema; absent for 204, SSE and binary routes. */
   readonly response?: z.ZodType;
-  /** `sse`: a text/event-stream; `binary`: raw bytes with their own content type. */
-  readonly produces?: 'json' | 'sse' | 'binary';
+  /** The host picks the route's handler by it. */
+  readonly produces: RouteKind;
+  /** A `json` route that answers with an SSE stream instead when the request accepts `text/event-stream`. */
+  readonly streams?: true;
+  /**
+   * Every code the route may answer besides `commonRouteErrors`. docs/host-api.md lists the same per route
+   * (its test checks), and the route fuzz fails on a code it observes that is not here.
+   */
+  readonly errors: readonly HostErrorCode[];
   readonly summary: string;
 }
 
-const defineRoutes = <T extends Record<string, RouteDefinition>>(routes: T): T => routes;
+/** Codes any route may answer, so they are not repeated per route: the security guards, and a bug. */
+export const commonRouteErrors = [
+  'unauthorized',
+  'forbidden',
+  'misdirected_request',
+  'internal',
+] as const satisfies readonly HostErrorCode[];
+
+// `const`: the paths stay literal types, so each route's path parameters are typed from its path.
+const defineRoutes = <const T extends Record<string, RouteDefinition>>(routes: T): T => routes;
 
 /**
  * Every route of the host API. The host validates with these schemas, the client is typed by them,
@@ -63,6 +83,8 @@ export const hostRoutes = defineRoutes({
     path: '/api/info',
     status: 200,
     response: hostInfoSchema,
+    produces: 'json',
+    errors: ['validation_failed'],
     summary: 'host version, model backend, defaults and limits',
   },
   createSession: {
@@ -71,6 +93,16 @@ export const hostRoutes = defineRoutes({
     status: 201,
     body: createSessionBodySchema,
     response: createSessionResponseSchema,
+    produces: 'json',
+    errors: [
+      'bad_request',
+      'validation_failed',
+      'forbidden',
+      'payload_too_large',
+      'unsupported_media_type',
+      'sidecar_unavailable',
+      'store_unavailable',
+    ],
     summary: 'create a session (`start` in the sidecar)',
   },
   listSessions: {
@@ -79,6 +111,8 @@ export const hostRoutes = defineRoutes({
     status: 200,
     query: sessionListQuerySchema,
     response: sessionListSchema,
+    produces: 'json',
+    errors: ['validation_failed', 'store_unavailable'],
     summary: 'sessions, newest first, each with its status',
   },
   getSession: {
@@ -86,6 +120,8 @@ export const hostRoutes = defineRoutes({
     path: '/api/sessions/:id',
     status: 200,
     response: sessionSnapshotSchema,
+    produces: 'json',
+    errors: ['validation_failed', 'not_found', 'store_unavailable'],
     summary: 'the snapshot of one session, consistent at `lastSeq`',
   },
   renameSession: {
@@ -94,6 +130,15 @@ export const hostRoutes = defineRoutes({
     status: 200,
     body: patchSessionBodySchema,
     response: sessionDetailSchema,
+    produces: 'json',
+    errors: [
+      'bad_request',
+      'validation_failed',
+      'not_found',
+      'payload_too_large',
+      'unsupported_media_type',
+      'store_unavailable',
+    ],
     summary: 'rename',
   },
   updateSettings: {
@@ -102,12 +147,25 @@ export const hostRoutes = defineRoutes({
     status: 200,
     body: patchSettingsBodySchema,
     response: sessionDetailSchema,
+    produces: 'json',
+    errors: [
+      'bad_request',
+      'validation_failed',
+      'not_found',
+      'session_closed',
+      'payload_too_large',
+      'unsupported_media_type',
+      'sidecar_unavailable',
+      'store_unavailable',
+    ],
     summary: 'model, permission mode, plan mode, effort (`apply_settings`)',
   },
   closeSession: {
     method: 'DELETE',
     path: '/api/sessions/:id',
     status: 204,
+    produces: 'json',
+    errors: ['validation_failed', 'not_found', 'store_unavailable'],
     summary: 'close in the sidecar; the history stays',
   },
   postTurn: {
@@ -116,6 +174,19 @@ export const hostRoutes = defineRoutes({
     status: 202,
     body: postTurnBodySchema,
     response: postTurnResponseSchema,
+    produces: 'json',
+    streams: true,
+    errors: [
+      'bad_request',
+      'validation_failed',
+      'not_found',
+      'conflict',
+      'session_closed',
+      'payload_too_large',
+      'unsupported_media_type',
+      'sidecar_unavailable',
+      'store_unavailable',
+    ],
     summary: 'send a prompt: run, queue or steer; with `Accept: text/event-stream` the response is that turn’s stream',
   },
   cancelTurn: {
@@ -124,6 +195,17 @@ export const hostRoutes = defineRoutes({
     status: 200,
     body: cancelTurnBodySchema,
     response: cancelTurnResponseSchema,
+    produces: 'json',
+    errors: [
+      'bad_request',
+      'validation_failed',
+      'not_found',
+      'conflict',
+      'payload_too_large',
+      'unsupported_media_type',
+      'sidecar_unavailable',
+      'store_unavailable',
+    ],
     summary: 'cancel a running turn, or remove a queued one',
   },
   sessionEvents: {
@@ -132,6 +214,7 @@ export const hostRoutes = defineRoutes({
     status: 200,
     query: streamQuerySchema,
     produces: 'sse',
+    errors: ['validation_failed', 'not_found'],
     summary: 'SSE of one session; `Last-Event-ID` or `?after=` replays what was missed',
   },
   hostEvents: {
@@ -140,6 +223,7 @@ export const hostRoutes = defineRoutes({
     status: 200,
     query: streamQuerySchema,
     produces: 'sse',
+    errors: ['validation_failed'],
     summary: 'SSE of session-level changes of every session (sidebar, inbox)',
   },
   listMessages: {
@@ -148,6 +232,8 @@ export const hostRoutes = defineRoutes({
     status: 200,
     query: messagesQuerySchema,
     response: messagesPageSchema,
+    produces: 'json',
+    errors: ['validation_failed', 'not_found', 'store_unavailable'],
     summary: 'the persisted transcript, newest page first',
   },
   getToolResult: {
@@ -155,6 +241,8 @@ export const hostRoutes = defineRoutes({
     path: '/api/sessions/:id/tool-results/:toolUseId',
     status: 200,
     response: toolResultBlockSchema,
+    produces: 'json',
+    errors: ['validation_failed', 'not_found', 'store_unavailable'],
     summary: 'one whole tool result',
   },
   getAttachment: {
@@ -162,6 +250,7 @@ export const hostRoutes = defineRoutes({
     path: '/api/attachments/:attachmentId',
     status: 200,
     produces: 'binary',
+    errors: ['not_found', 'store_unavailable'],
     summary: 'an image a user attached',
   },
   forkSession: {
@@ -170,6 +259,17 @@ export const hostRoutes = defineRoutes({
     status: 201,
     body: forkSessionBodySchema,
     response: forkSessionResponseSchema,
+    produces: 'json',
+    errors: [
+      'bad_request',
+      'validation_failed',
+      'not_found',
+      'conflict',
+      'payload_too_large',
+      'unsupported_media_type',
+      'sidecar_unavailable',
+      'store_unavailable',
+    ],
     summary: 'fork at a turn (`fork_session`)',
   },
   listTasks: {
@@ -178,6 +278,8 @@ export const hostRoutes = defineRoutes({
     status: 200,
     query: tasksQuerySchema,
     response: taskListSchema,
+    produces: 'json',
+    errors: ['validation_failed', 'not_found', 'store_unavailable'],
     summary: 'tasks of a session (or of all), SDK plan first',
   },
   createTask: {
@@ -186,6 +288,15 @@ export const hostRoutes = defineRoutes({
     status: 201,
     body: createTaskBodySchema,
     response: taskResponseSchema,
+    produces: 'json',
+    errors: [
+      'bad_request',
+      'validation_failed',
+      'not_found',
+      'payload_too_large',
+      'unsupported_media_type',
+      'store_unavailable',
+    ],
     summary: 'add a user task',
   },
   updateTask: {
@@ -194,12 +305,24 @@ export const hostRoutes = defineRoutes({
     status: 200,
     body: patchTaskBodySchema,
     response: taskResponseSchema,
+    produces: 'json',
+    errors: [
+      'bad_request',
+      'validation_failed',
+      'not_found',
+      'conflict',
+      'payload_too_large',
+      'unsupported_media_type',
+      'store_unavailable',
+    ],
     summary: 'edit a user task (an SDK task answers 409)',
   },
   deleteTask: {
     method: 'DELETE',
     path: '/api/tasks/:taskId',
     status: 204,
+    produces: 'json',
+    errors: ['validation_failed', 'not_found', 'conflict', 'store_unavailable'],
     summary: 'delete a user task (an SDK task answers 409)',
   },
   listInteractions: {
@@ -208,6 +331,8 @@ export const hostRoutes = defineRoutes({
     status: 200,
     query: interactionsQuerySchema,
     response: interactionListSchema,
+    produces: 'json',
+    errors: ['validation_failed', 'store_unavailable'],
     summary: 'the needs-you inbox across sessions (`?status=pending`)',
   },
   listSessionInteractions: {
@@ -216,6 +341,8 @@ export const hostRoutes = defineRoutes({
     status: 200,
     query: interactionsQuerySchema,
     response: interactionListSchema,
+    produces: 'json',
+    errors: ['validation_failed', 'not_found', 'store_unavailable'],
     summary: 'interactions of one session',
   },
   answerInteraction: {
@@ -224,6 +351,18 @@ export const hostRoutes = defineRoutes({
     status: 200,
     body: answerInteractionBodySchema,
     response: answerInteractionResponseSchema,
+    produces: 'json',
+    errors: [
+      'bad_request',
+      'validation_failed',
+      'not_found',
+      'conflict',
+      'gone',
+      'payload_too_large',
+      'unsupported_media_type',
+      'sidecar_unavailable',
+      'store_unavailable',
+    ],
     summary: 'answer once: the same answer again is `replayed`, a different one 409',
   },
 });
@@ -237,3 +376,31 @@ export type RouteResponse<N extends HostRouteName> = (typeof hostRoutes)[N] exte
 }
   ? z.output<S>
   : undefined;
+
+/** The names of `:name` segments of a path (as Hono's `ParamKeys`): `/a/:id/b/:turnId` gives `'id' | 'turnId'`. */
+export type PathParamKeys<P extends string> = P extends `${string}:${infer Rest}`
+  ? Rest extends `${infer Key}/${infer Tail}`
+    ? Key | PathParamKeys<`/${Tail}`>
+    : Rest
+  : never;
+export type PathParams<P extends string> = { readonly [K in PathParamKeys<P>]: string };
+/** A route's path parameters, typed from its path: a misspelled one is a type error. */
+export type RouteParams<N extends HostRouteName> = PathParams<(typeof hostRoutes)[N]['path']>;
+
+/** The routes that produce `K`: each of the host's handler tables covers exactly one of these sets. */
+export type RoutesOfKind<K extends RouteKind> = {
+  [N in HostRouteName]: (typeof hostRoutes)[N]['produces'] extends K ? N : never;
+}[HostRouteName];
+/** The `json` routes that also answer as a stream (`streams: true`). */
+export type StreamingRouteName = {
+  [N in HostRouteName]: (typeof hostRoutes)[N] extends { streams: true } ? N : never;
+}[HostRouteName];
+
+export function isRouteOfKind<K extends RouteKind>(name: HostRouteName, kind: K): name is RoutesOfKind<K> {
+  return hostRoutes[name].produces === kind;
+}
+
+export function isStreamingRoute(name: HostRouteName): name is StreamingRouteName {
+  const route: RouteDefinition = hostRoutes[name];
+  return route.streams === true;
+}

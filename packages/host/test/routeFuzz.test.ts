@@ -3,7 +3,15 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { TEST_DRIVER_ENV } from '@outrigger/claude-sdk-sidecar/testing';
-import { type HostRouteName, hostErrorBodySchema, hostErrorStatus, hostLimits, hostRoutes } from '@outrigger/host-api';
+import {
+  commonRouteErrors,
+  type HostErrorCode,
+  type HostRouteName,
+  hostErrorBodySchema,
+  hostErrorStatus,
+  hostLimits,
+  hostRoutes,
+} from '@outrigger/host-api';
 import {
   assertFuzz,
   brokenJsonText,
@@ -15,6 +23,7 @@ import {
   stringText,
 } from '@outrigger/protocol/testing';
 import fc from 'fast-check';
+import { Hono } from 'hono';
 import type { z } from 'zod';
 import { createHostApp } from '../src/http/hostApp.ts';
 import { createMemoryLogger } from '../src/logging/hostLogger.ts';
@@ -26,7 +35,9 @@ import { startTestHost, type TestHost } from './harness/testHost.ts';
  * case starts Claude Code. Whatever a request holds — hostile JSON, prototype-pollution keys, deep nesting,
  * invalid UTF-8, oversized bodies, wrong content types, path traversal in `cwd` and in ids — the answer is a
  * success or a 4xx `{error: {code, message}}` whose code goes with its status, never a 5xx, and the app keeps
- * serving (a probe after every case). Fixed seed plus a random one (see @outrigger/protocol/testing).
+ * serving (a probe after every case). Every error code answered is one the route the request reached lists
+ * in its `errors` (or a common one), so the route table's lists cannot claim less than the host answers.
+ * Fixed seed plus a random one (see @outrigger/protocol/testing).
  */
 
 const TOKEN = 'route-fuzz-token-0123456789abcdefghijklmnopqrstuvwxyz';
@@ -343,7 +354,7 @@ const queryFor = (name: HostRouteName): fc.Arbitrary<string> => {
 };
 
 const fuzzableRoutes = (Object.keys(hostRoutes) as HostRouteName[]).filter(
-  (name) => (hostRoutes[name] as { produces?: string }).produces !== 'sse',
+  (name) => hostRoutes[name].produces !== 'sse',
 );
 
 interface FuzzRequest {
@@ -421,6 +432,22 @@ const strayRequest: fc.Arbitrary<FuzzRequest> = fc
 
 const fuzzRequest = fc.oneof({ weight: 12, arbitrary: routeRequest }, { weight: 1, arbitrary: strayRequest });
 
+/**
+ * The route a request reaches, by Hono's own router over the same table in the same order as the app's: a
+ * fuzzed method or a raw `/` in an id can land on another route than the one the case was made for.
+ */
+const router = new Hono();
+for (const [name, route] of Object.entries(hostRoutes)) router.on(route.method, route.path, (c) => c.text(name));
+router.all('*', (c) => c.text(''));
+async function routeReached(request: FuzzRequest): Promise<HostRouteName | undefined> {
+  const response = await router.request(`http://127.0.0.1:${PORT}${request.path}`, { method: request.method });
+  const name = await response.text();
+  return name === '' ? undefined : (name as HostRouteName);
+}
+
+/** What a path no route has answers (`apiFallback.ts`, the app's 404). */
+const noRouteErrors: readonly HostErrorCode[] = ['not_found', 'method_not_allowed'];
+
 async function send(request: FuzzRequest): Promise<Response> {
   const headers = new Headers();
   if (request.body?.contentType !== undefined) headers.set('content-type', request.body.contentType);
@@ -434,6 +461,7 @@ async function send(request: FuzzRequest): Promise<Response> {
 test('every route answers hostile requests with a success or a clear 4xx, never a 5xx, and keeps serving', async () => {
   const untouched = snapshotBuiltinPrototypes();
   const statuses = new Map<number, number>();
+  const observed = new Map<string, Set<HostErrorCode>>();
   let cases = 0;
   const runs = await assertFuzz(
     'host routes',
@@ -448,6 +476,17 @@ test('every route answers hostile requests with a success or a clear 4xx, never 
         const body = hostErrorBodySchema.parse(JSON.parse(text));
         assert.equal(hostErrorStatus[body.error.code], status, `the code ${body.error.code} goes with ${status}`);
         assert.ok(body.error.message.length > 0);
+        const reached = await routeReached(request);
+        const listed: readonly HostErrorCode[] = [
+          ...commonRouteErrors,
+          ...(reached === undefined ? noRouteErrors : hostRoutes[reached].errors),
+        ];
+        assert.ok(
+          listed.includes(body.error.code),
+          `${request.method} ${request.label} reached ${reached ?? 'no route'} and answered ${body.error.code}, which its errors do not list`,
+        );
+        const key = reached ?? 'no route';
+        observed.set(key, (observed.get(key) ?? new Set()).add(body.error.code));
       }
       untouched();
       if (request.method === 'DELETE' && status === 204 && request.label === 'closeSession')
@@ -462,6 +501,9 @@ test('every route answers hostile requests with a success or a clear 4xx, never 
   assert.deepEqual(internal, [], 'no request was an internal error');
   console.log(
     `host route fuzz: ${cases} cases (${runs.map((run) => `${run.label} seed ${run.seed} × ${run.numRuns}`).join(', ')}); statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`,
+  );
+  console.log(
+    `host route fuzz: error codes by route ${JSON.stringify(Object.fromEntries([...observed].map(([route, codes]) => [route, [...codes].sort()])))}`,
   );
 });
 

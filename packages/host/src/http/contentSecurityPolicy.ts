@@ -1,3 +1,6 @@
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import type { MiddlewareHandler } from 'hono';
+
 /**
  * The Content-Security-Policy of every response the host serves. Model output is rendered in the page, so a
  * prompt-injected reply must not be able to make the browser fetch or post anywhere but this host: images only
@@ -20,7 +23,7 @@ export const CONTENT_SECURITY_POLICY = [
 ].join('; ');
 
 /**
- * The headers every response carries, whichever way it is written: through Hono (`hostApp.ts`), by the guards
+ * The headers every response carries, whichever way it is written: through Hono (`securityHeaders` below), by the guards
  * themselves (`security.ts`), or straight to the node response (the SSE streams of `sseResponse.ts`).
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -28,4 +31,13 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
+};
+
+/** Sets `SECURITY_HEADERS` on every response Hono sends, the errors of the guards and handlers included. */
+export const securityHeaders: MiddlewareHandler = async (c, next) => {
+  await next();
+  // An SSE stream was written to the node response itself (with its own headers); the marker is shared.
+  if (c.res !== RESPONSE_ALREADY_SENT) {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
+  }
 };

@@ -1,4 +1,10 @@
-import { type HostRouteName, hostLimits, type hostRoutes } from '@outrigger/host-api';
+import {
+  type HostRouteName,
+  hostLimits,
+  type hostRoutes,
+  type RouteParams,
+  type RoutesOfKind,
+} from '@outrigger/host-api';
 import type { z } from 'zod';
 import type { HostService } from '../service/hostService.ts';
 
@@ -8,14 +14,17 @@ type QueryOf<N extends HostRouteName> =
   RouteOf<N> extends { query: infer S extends z.ZodType } ? z.output<S> : undefined;
 
 export interface HandlerInput<N extends HostRouteName> {
-  params: Record<string, string>;
+  params: RouteParams<N>;
   body: BodyOf<N>;
   query: QueryOf<N>;
 }
 
-/** The JSON routes: each is one `HostService` call, shaped into the route's response. */
-export type JsonRouteName = Exclude<HostRouteName, 'sessionEvents' | 'hostEvents' | 'getAttachment'>;
+export type JsonRouteName = RoutesOfKind<'json'>;
 
+/**
+ * The JSON routes: each is one `HostService` call, shaped into the route's response. Mapped over the `json`
+ * routes, so a route added to `hostRoutes` without its handler here (or one of another kind) does not compile.
+ */
 export type JsonHandlers = { [N in JsonRouteName]: (service: HostService, input: HandlerInput<N>) => Promise<unknown> };
 
 export const jsonHandlers: JsonHandlers = {
@@ -23,37 +32,30 @@ export const jsonHandlers: JsonHandlers = {
   createSession: (service, { body }) => service.createSession(body),
   listSessions: (service, { query }) =>
     service.listSessions({ includeClosed: query.includeClosed === '1' || query.includeClosed === 'true' }),
-  getSession: (service, { params }) => service.getSnapshot(param(params, 'id')),
-  renameSession: (service, { params, body }) => service.renameSession(param(params, 'id'), body.title),
-  updateSettings: (service, { params, body }) => service.updateSettings(param(params, 'id'), body),
-  closeSession: (service, { params }) => service.closeSession(param(params, 'id')),
-  postTurn: (service, { params, body }) => service.postTurn(param(params, 'id'), body),
-  cancelTurn: (service, { params, body }) => service.cancelTurn(param(params, 'id'), param(params, 'turnId'), body),
-  listMessages: (service, { params, query }) => service.listMessages(param(params, 'id'), query),
-  getToolResult: (service, { params }) => service.getToolResult(param(params, 'id'), param(params, 'toolUseId')),
-  forkSession: (service, { params, body }) => service.forkSession(param(params, 'id'), body),
+  getSession: (service, { params }) => service.getSnapshot(params.id),
+  renameSession: (service, { params, body }) => service.renameSession(params.id, body.title),
+  updateSettings: (service, { params, body }) => service.updateSettings(params.id, body),
+  closeSession: (service, { params }) => service.closeSession(params.id),
+  postTurn: (service, { params, body }) => service.postTurn(params.id, body),
+  cancelTurn: (service, { params, body }) => service.cancelTurn(params.id, params.turnId, body),
+  listMessages: (service, { params, query }) => service.listMessages(params.id, query),
+  getToolResult: (service, { params }) => service.getToolResult(params.id, params.toolUseId),
+  forkSession: (service, { params, body }) => service.forkSession(params.id, body),
   listTasks: async (service, { query }) => ({ tasks: await service.listTasks(query.session_id) }),
   createTask: async (service, { body }) => ({ task: await service.createTask(body) }),
-  updateTask: async (service, { params, body }) => ({ task: await service.updateTask(param(params, 'taskId'), body) }),
-  deleteTask: (service, { params }) => service.deleteTask(param(params, 'taskId')),
+  updateTask: async (service, { params, body }) => ({ task: await service.updateTask(params.taskId, body) }),
+  deleteTask: (service, { params }) => service.deleteTask(params.taskId),
   listInteractions: (service, { query }) =>
     service.listInteractions(query.status === undefined ? {} : { status: query.status }),
   listSessionInteractions: (service, { params, query }) =>
     service.listInteractions({
-      sessionId: param(params, 'id'),
+      sessionId: params.id,
       ...(query.status === undefined ? {} : { status: query.status }),
     }),
-  answerInteraction: (service, { params, body }) =>
-    service.answerInteraction(param(params, 'id'), param(params, 'requestId'), body),
+  answerInteraction: (service, { params, body }) => service.answerInteraction(params.id, params.requestId, body),
 };
 
 /** A turn may carry images; every other body is small. */
 export function bodyLimitOf(name: HostRouteName): number {
   return name === 'postTurn' ? hostLimits.maxTurnBodyBytes : hostLimits.maxBodyBytes;
-}
-
-function param(params: Record<string, string>, name: string): string {
-  const value = params[name];
-  if (value === undefined) throw new Error(`route parameter ${name} is missing`);
-  return value;
 }
