@@ -8,22 +8,28 @@ import type {
   PostTurnBody,
   PostTurnResponse,
   Task,
-  TurnError,
 } from '@outrigger/host-api';
 import {
   type CancelResult,
   CLAUDE_CODE_EXITED_CODE,
   type InteractiveResult,
   type RequestOptions,
+  type RequestPayloadInput,
+  type RequestResult,
   type RequestType,
   type SidecarEvent,
-  SidecarRequestError,
 } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
-import { errorName } from '../logging/errorName.ts';
 import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import { SESSION_MARK_VARIABLE } from '../sidecar/processMarks.ts';
-import { isSidecarGone, type SidecarExitReport, SidecarUnavailableError } from '../sidecar/sidecarSupervisor.ts';
+import {
+  classifySidecarFailure,
+  failureName,
+  hostErrorOf,
+  type SidecarFailure,
+  turnErrorOf,
+} from '../sidecar/sidecarFailure.ts';
+import type { SidecarExitReport } from '../sidecar/sidecarSupervisor.ts';
 import type { HostStoreReader } from '../store/hostStore.ts';
 import type { SessionRecord, TurnRecord } from '../store/records.ts';
 import { StoreError } from '../store/storeError.ts';
@@ -39,12 +45,12 @@ import { draftTurn, promptBlocks, type TurnDraft } from './turnInput.ts';
 export interface SidecarPort {
   ensure(): Promise<number>;
   isLive(generation: number): boolean;
-  request<T>(
+  request<K extends RequestType>(
     generation: number,
-    type: RequestType,
-    payload: Record<string, unknown>,
+    type: K,
+    payload: RequestPayloadInput<K>,
     options?: RequestOptions,
-  ): Promise<T>;
+  ): Promise<RequestResult<K>>;
 }
 
 export interface HostSessionDeps {
@@ -183,11 +189,11 @@ export class HostSession {
     if (!('generation' in step)) return step;
 
     let answer: CancelResult | undefined;
-    let failure: unknown;
+    let failure: SidecarFailure | undefined;
     try {
       answer = await this.#requestCancel(step.generation, turnId, budgets, 'cancel');
     } catch (error) {
-      failure = error;
+      failure = classifySidecarFailure(error);
     }
     return this.queue.run(async () => {
       // Everything the sidecar wrote before its answer is applied by now (it was queued ahead of this).
@@ -208,23 +214,24 @@ export class HostSession {
           providerTurnId: answer.providerTurnId,
         };
       }
-      if (isSidecarGone(failure)) {
-        return { turnId, canceled: false, disposition: 'provider_state_lost', providerTurnId };
+      switch (failure?.kind) {
+        case 'gone':
+          return { turnId, canceled: false, disposition: 'provider_state_lost', providerTurnId };
+        case 'refused':
+          if (failure.stage !== 'consumption') {
+            throw new HostError('conflict', `the sidecar refused the cancel: ${failure.message}`);
+          }
+          // The drain budget ran out: the sidecar keeps the turn unsettled. Closing the session ends it
+          // (`turn_failed`); the next turn starts it again from its resume cursor.
+          this.#deps.logger.warn(
+            { event: 'session.cancel_drain_timeout', sessionId: this.id, turnId },
+            'cancel did not drain in time; closing the session in the sidecar',
+          );
+          await this.#closeInSidecar();
+          return { turnId, canceled: false, disposition: 'provider_state_lost', providerTurnId };
+        default:
+          throw new HostError('sidecar_unavailable', 'the sidecar did not answer the cancel in time');
       }
-      if (failure instanceof SidecarRequestError && failure.stage === 'consumption') {
-        // The drain budget ran out: the sidecar keeps the turn unsettled. Closing the session ends it
-        // (`turn_failed`); the next turn starts it again from its resume cursor.
-        this.#deps.logger.warn(
-          { event: 'session.cancel_drain_timeout', sessionId: this.id, turnId },
-          'cancel did not drain in time; closing the session in the sidecar',
-        );
-        await this.#closeInSidecar();
-        return { turnId, canceled: false, disposition: 'provider_state_lost', providerTurnId };
-      }
-      if (failure instanceof SidecarRequestError && failure.reason === 'error_response') {
-        throw new HostError('conflict', `the sidecar refused the cancel: ${failure.message}`);
-      }
-      throw new HostError('sidecar_unavailable', 'the sidecar did not answer the cancel in time');
     });
   }
 
@@ -305,11 +312,16 @@ export class HostSession {
         try {
           await this.#deps.sidecar.request(generation, 'apply_settings', { agentSessionId: this.id, ...patch });
         } catch (error) {
-          if (error instanceof SidecarRequestError && error.reason === 'error_response') {
-            throw new HostError('validation_failed', `the agent refused the settings: ${error.message}`);
+          const failure = classifySidecarFailure(error);
+          switch (failure.kind) {
+            case 'refused':
+              throw new HostError('validation_failed', `the agent refused the settings: ${failure.message}`);
+            case 'gone':
+              // A sidecar that is gone takes the settings with the session's next `start`.
+              break;
+            default:
+              throw hostErrorOf(failure, 'apply the settings');
           }
-          // A sidecar that is gone takes the settings with the session's next `start`.
-          if (!isSidecarGone(error)) throw sidecarFailure(error, 'apply the settings');
         }
       }
       await this.#ledger.apply({ type: 'changeSettings', patch });
@@ -502,10 +514,11 @@ export class HostSession {
     try {
       await this.#deps.sidecar.request(generation, 'guide', { agentSessionId: this.id, prompt: body.prompt, content });
     } catch (error) {
-      if (error instanceof SidecarRequestError && error.reason === 'error_response') {
-        throw new HostError('conflict', `the running turn could not take the message: ${error.message}`);
+      const failure = classifySidecarFailure(error);
+      if (failure.kind === 'refused') {
+        throw new HostError('conflict', `the running turn could not take the message: ${failure.message}`);
       }
-      throw sidecarFailure(error, 'steer the running turn');
+      throw hostErrorOf(failure, 'steer the running turn');
     }
     await this.#ledger.apply({ type: 'steer', turnId: running.id, prompt: draft });
     return { turnId: running.id, queued: false, steered: true, replayed: false };
@@ -517,7 +530,7 @@ export class HostSession {
     try {
       generation = await this.#deps.sidecar.ensure();
     } catch (error) {
-      throw sidecarFailure(error, 'start the sidecar');
+      throw hostErrorOf(classifySidecarFailure(error), 'start the sidecar');
     }
     if (this.#startedOn === generation) return generation;
     const session = this.#ledger.session;
@@ -527,7 +540,7 @@ export class HostSession {
         timeoutMs: START_TIMEOUT_MS,
       });
     } catch (error) {
-      throw sidecarFailure(error, 'start the session');
+      throw hostErrorOf(classifySidecarFailure(error), 'start the session');
     }
     this.#startedOn = generation;
     this.#deps.logger.info(
@@ -550,7 +563,7 @@ export class HostSession {
         content,
       });
     } catch (error) {
-      if (isSidecarGone(error) && this.#startedOn === generation) return;
+      if (classifySidecarFailure(error).kind === 'gone' && this.#startedOn === generation) return;
       this.#deps.logger.warn(
         { event: 'session.exec_failed', sessionId: this.id, turnId, errorName: failureName(error) },
         'the turn could not be handed to the sidecar',
@@ -577,7 +590,11 @@ export class HostSession {
       try {
         generation = await this.#ensureStarted();
       } catch (error) {
-        await this.#ledger.apply({ type: 'failTurn', turnId: next.id, error: turnErrorOf(error) });
+        await this.#ledger.apply({
+          type: 'failTurn',
+          turnId: next.id,
+          error: turnErrorOf(classifySidecarFailure(error)),
+        });
         continue;
       }
       // The queue must not stall on a store outage: nothing else would start it once the store is back. A start
@@ -590,23 +607,27 @@ export class HostSession {
     }
   }
 
-  async #submit(generation: number, submission: Record<string, unknown>): Promise<InteractiveResult> {
+  async #submit(generation: number, submission: RequestPayloadInput<'submit_interactive'>): Promise<InteractiveResult> {
     try {
-      return await this.#deps.sidecar.request<InteractiveResult>(generation, 'submit_interactive', submission, {
+      return await this.#deps.sidecar.request(generation, 'submit_interactive', submission, {
         timeoutMs: this.#deps.submitTimeoutMs ?? SUBMIT_TIMEOUT_MS,
       });
     } catch (error) {
-      if (isSidecarGone(error)) throw new HostError('gone', 'the sidecar that asked has exited');
-      if (error instanceof SidecarRequestError && error.reason === 'error_response') {
-        throw new HostError('gone', `the agent no longer takes this answer: ${error.message}`);
+      const failure = classifySidecarFailure(error);
+      switch (failure.kind) {
+        case 'gone':
+          throw new HostError('gone', 'the sidecar that asked has exited');
+        case 'refused':
+          throw new HostError('gone', `the agent no longer takes this answer: ${failure.message}`);
       }
     }
     // The acknowledgement was lost (time-out): ask what became of the submission instead of sending it again.
     try {
-      return await this.#deps.sidecar.request<InteractiveResult>(generation, 'interactive_disposition', submission);
+      return await this.#deps.sidecar.request(generation, 'interactive_disposition', submission);
     } catch (error) {
-      if (isSidecarGone(error)) throw new HostError('gone', 'the sidecar that asked has exited');
-      throw sidecarFailure(error, 'confirm the answer');
+      const failure = classifySidecarFailure(error);
+      if (failure.kind === 'gone') throw new HostError('gone', 'the sidecar that asked has exited');
+      throw hostErrorOf(failure, 'confirm the answer');
     }
   }
 
@@ -649,7 +670,7 @@ export class HostSession {
   /** `cancel` in the sidecar; when it stopped the session's Claude Code, what that ran is reaped after a grace. */
   async #requestCancel(generation: number, turnId: string, budgets: CancelBudgets, why: string): Promise<CancelResult> {
     const before = this.#tools.snapshot();
-    const answer = await this.#deps.sidecar.request<CancelResult>(
+    const answer = await this.#deps.sidecar.request(
       generation,
       'cancel',
       { agentSessionId: this.id, turnId, ...budgets },
@@ -694,9 +715,9 @@ function stoppedClaudeCode(answer: CancelResult): boolean {
 export function startPayload(
   session: Pick<SessionRecord, 'id' | 'providerSessionId' | 'cwd' | 'settings' | 'resumeCursor'>,
   restore: boolean,
-): Record<string, unknown> {
+): RequestPayloadInput<'start'> {
   const { settings } = session;
-  const payload: Record<string, unknown> = {
+  const payload: RequestPayloadInput<'start'> = {
     agentSessionId: session.id,
     providerSessionId: session.providerSessionId,
     cwd: session.cwd,
@@ -715,22 +736,4 @@ export function startPayload(
     payload.resumeCursor = session.resumeCursor;
   }
   return payload;
-}
-
-function sidecarFailure(error: unknown, what: string): HostError {
-  if (error instanceof HostError) return error;
-  if (error instanceof SidecarUnavailableError || error instanceof SidecarRequestError) {
-    return new HostError('sidecar_unavailable', `could not ${what}: ${error.message}`);
-  }
-  return new HostError('internal', `could not ${what}`);
-}
-
-function turnErrorOf(error: unknown): TurnError {
-  const failure = sidecarFailure(error, 'start the turn');
-  return { message: failure.message, code: failure.code, apiErrorStatus: null };
-}
-
-/** The error's name for a log record; a failed sidecar request also says why it failed. */
-function failureName(error: unknown): string {
-  return error instanceof SidecarRequestError ? `SidecarRequestError:${error.reason}` : errorName(error);
 }

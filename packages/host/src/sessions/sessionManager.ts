@@ -29,13 +29,14 @@ import {
   type Task,
   type ToolResultBlock,
 } from '@outrigger/host-api';
-import { type ForkSessionResult, type SidecarEvent, SidecarRequestError, type StartResult } from '@outrigger/protocol';
+import type { ForkSessionResult, SidecarEvent } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
 import { errorName } from '../logging/errorName.ts';
 import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import type { NewForkInit, NewSessionInit } from '../projection/projectedSessionLedger.ts';
 import { isTerminalTurn } from '../projection/sessionStatus.ts';
 import type { EventStream, HostService } from '../service/hostService.ts';
+import { classifySidecarFailure } from '../sidecar/sidecarFailure.ts';
 import type { SidecarExitReport, SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
 import type { HostStoreReader, MessageRecordPage, SessionSnapshotRecords } from '../store/hostStore.ts';
 import type { MessageRecord, SessionRecord, TurnRecord } from '../store/records.ts';
@@ -144,7 +145,7 @@ export class SessionManager implements HostService {
         throw unavailable('start the sidecar', error);
       });
       const started = await supervisor
-        .request<StartResult>(
+        .request(
           generation,
           'start',
           startPayload({ id, providerSessionId: randomUUID(), cwd, settings, resumeCursor: null }, false),
@@ -219,7 +220,7 @@ export class SessionManager implements HostService {
     });
     let fork: ForkSessionResult;
     try {
-      fork = await supervisor.request<ForkSessionResult>(
+      fork = await supervisor.request(
         generation,
         'fork_session',
         {
@@ -232,8 +233,9 @@ export class SessionManager implements HostService {
         { timeoutMs: FORK_TIMEOUT_MS },
       );
     } catch (error) {
-      if (error instanceof SidecarRequestError && error.deliveryDisposition === 'not_started') {
-        throw new HostError('conflict', `the session could not be forked at that turn: ${error.message}`);
+      const failure = classifySidecarFailure(error);
+      if (failure.kind === 'refused' && failure.deliveryDisposition === 'not_started') {
+        throw new HostError('conflict', `the session could not be forked at that turn: ${failure.message}`);
       }
       throw unavailable('fork the session', error);
     }

@@ -5,7 +5,8 @@ import { isAlive, pollUntil, processGroupMembers } from '@outrigger/claude-sdk-s
 import type { SidecarEvent } from '@outrigger/protocol';
 import { recordingLogger } from '../logging/runtimeLogger.ts';
 import { spawnSidecarConnection } from './sidecarConnection.ts';
-import { isSidecarGone, type SidecarExitReport, SidecarSupervisor } from './sidecarSupervisor.ts';
+import { isSidecarGone } from './sidecarFailure.ts';
+import { type SidecarExitReport, SidecarSupervisor } from './sidecarSupervisor.ts';
 
 /* The supervisor over the real sidecar process in test-driver mode (no Claude Code). */
 

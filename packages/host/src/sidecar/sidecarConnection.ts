@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { type SidecarExit, spawnSidecarProcess } from '@outrigger/claude-sdk-sidecar/process';
-import type { RequestOptions, RequestType, SidecarEvent, SidecarProtocolError } from '@outrigger/protocol';
+import type {
+  RequestOptions,
+  RequestPayloadInput,
+  RequestResult,
+  RequestType,
+  SidecarEvent,
+  SidecarProtocolError,
+} from '@outrigger/protocol';
 import { HOST_MARK_VARIABLE, killSurvivors, markedProcesses, SIDECAR_MARK_VARIABLE } from './processMarks.ts';
 
 export type { SidecarExit };
@@ -14,7 +21,11 @@ export type { SidecarExit };
  */
 export interface SidecarConnection {
   readonly pid: number;
-  request<T>(type: RequestType, payload: Record<string, unknown>, options?: RequestOptions): Promise<T>;
+  request<K extends RequestType>(
+    type: K,
+    payload: RequestPayloadInput<K>,
+    options?: RequestOptions,
+  ): Promise<RequestResult<K>>;
   onEvent(listener: (event: SidecarEvent) => void): () => void;
   onProtocolError(listener: (error: SidecarProtocolError) => void): () => void;
   /** The connection ended: the sidecar closed its stdout (it died, or is dying), or `stop()` closed it. */

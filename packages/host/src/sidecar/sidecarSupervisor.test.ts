@@ -3,12 +3,8 @@ import { describe, test } from 'node:test';
 import type { SidecarEvent } from '@outrigger/protocol';
 import { recordingLogger } from '../logging/runtimeLogger.ts';
 import { createFakeSidecar, type FakeSidecar } from './fakeSidecarConnection.ts';
-import {
-  isSidecarGone,
-  type SidecarExitReport,
-  SidecarSupervisor,
-  SidecarUnavailableError,
-} from './sidecarSupervisor.ts';
+import { isSidecarGone } from './sidecarFailure.ts';
+import { type SidecarExitReport, SidecarSupervisor, SidecarUnavailableError } from './sidecarSupervisor.ts';
 
 function harness() {
   const spawned: FakeSidecar[] = [];

@@ -2,9 +2,10 @@ import {
   eventSessionId,
   ListenerSet,
   type RequestOptions,
+  type RequestPayloadInput,
+  type RequestResult,
   type RequestType,
   type SidecarEvent,
-  SidecarRequestError,
 } from '@outrigger/protocol';
 import { errorName } from '../logging/errorName.ts';
 import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
@@ -35,13 +36,6 @@ export class SidecarUnavailableError extends Error {
     super(message);
     this.reason = reason;
   }
-}
-
-/** True when a request failed because its sidecar is gone (so its outcome is whatever the exit says). */
-export function isSidecarGone(error: unknown): boolean {
-  return (
-    error instanceof SidecarUnavailableError || (error instanceof SidecarRequestError && error.reason === 'closed')
-  );
 }
 
 export interface SidecarSupervisorOptions {
@@ -122,17 +116,17 @@ export class SidecarSupervisor {
    * A request to the sidecar of `generation`. Rejects with `SidecarUnavailableError` when that sidecar
    * is gone (a session started on it must be started again on the next one), else as the client does.
    */
-  request<T>(
+  request<K extends RequestType>(
     generation: number,
-    type: RequestType,
-    payload: Record<string, unknown>,
+    type: K,
+    payload: RequestPayloadInput<K>,
     options?: RequestOptions,
-  ): Promise<T> {
+  ): Promise<RequestResult<K>> {
     const live = this.#current;
     if (live === undefined || live.lost || live.generation !== generation) {
       return Promise.reject(new SidecarUnavailableError('exited', `the sidecar of generation ${generation} is gone`));
     }
-    return live.connection.request<T>(type, payload, options);
+    return live.connection.request(type, payload, options);
   }
 
   /** Events of sessions (those carrying `agentSessionId`); process-level ones are logged here. */

@@ -3,7 +3,9 @@ import { encodeRequest } from '../encode.ts';
 import { parseSidecarLine, type SidecarMessage } from '../envelope.ts';
 import { eventPayloadSchemas, isSidecarEventType, type SidecarEvent } from '../events/index.ts';
 import { isPlainObject } from '../plainObject.ts';
+import type { RequestPayloadInput } from '../requests/index.ts';
 import type { RequestType } from '../requestTypes.ts';
+import type { RequestResult } from '../results.ts';
 import type { LineTransport, LineTransportEnd } from '../transport/lineTransport.ts';
 import { ListenerErrorHooks } from './listenerSet.ts';
 import { SidecarRequestError } from './sidecarRequestError.ts';
@@ -89,17 +91,23 @@ export class SidecarClient {
   }
 
   /** Resolves with the `ok` payload (undefined for requests that answer without one). */
-  request<T = unknown>(
-    type: RequestType,
-    payload: Record<string, unknown> = {},
-    options: RequestOptions = {},
-  ): Promise<T> {
+  request<K extends RequestType>(
+    type: K,
+    payload: RequestPayloadInput<K>,
+    options?: RequestOptions,
+  ): Promise<RequestResult<K>>;
+  /**
+   * @deprecated Untyped: for payloads the schemas must not check (a raw process harness sending what it is
+   * given) and callers that still name the result by hand. A misspelled key passes here unnoticed.
+   */
+  request<T = unknown>(type: RequestType, payload?: Record<string, unknown>, options?: RequestOptions): Promise<T>;
+  request(type: RequestType, payload: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<unknown> {
     const id = this.#createRequestId();
     if (this.#closed) {
       return Promise.reject(this.#failure(`sidecar connection is closed${this.#reasonSuffix()}`, 'closed', id, type));
     }
     const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       const timer = Number.isFinite(timeoutMs)
         ? setTimeout(
             () =>
@@ -119,7 +127,7 @@ export class SidecarClient {
         type,
         resolve: (value) => {
           cleanup();
-          resolve(value as T);
+          resolve(value);
         },
         reject: (error) => {
           cleanup();
