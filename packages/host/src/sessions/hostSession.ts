@@ -9,19 +9,9 @@ import type {
   PostTurnResponse,
   Task,
 } from '@outrigger/host-api';
-import {
-  type CancelResult,
-  CLAUDE_CODE_EXITED_CODE,
-  type InteractiveResult,
-  type RequestOptions,
-  type RequestPayloadInput,
-  type RequestResult,
-  type RequestType,
-  type SidecarEvent,
-} from '@outrigger/protocol';
+import { type CancelResult, CLAUDE_CODE_EXITED_CODE, type SidecarEvent } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
 import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
-import { SESSION_MARK_VARIABLE } from '../sidecar/processMarks.ts';
 import {
   classifySidecarFailure,
   failureName,
@@ -33,25 +23,13 @@ import type { SidecarExitReport } from '../sidecar/sidecarSupervisor.ts';
 import type { HostStoreReader } from '../store/hostStore.ts';
 import type { SessionRecord, TurnRecord } from '../store/records.ts';
 import { StoreError } from '../store/storeError.ts';
-import { type CancelBudgets, cancelRequestTimeoutMs } from './cancelBudgets.ts';
+import type { CancelBudgets } from './cancelBudgets.ts';
 import { decideAnswer } from './interactionAnswer.ts';
 import { SerialQueue } from './serialQueue.ts';
+import { SessionInSidecar, type SidecarPort } from './sessionInSidecar.ts';
 import type { AppliedSidecarEvent, SessionLedger } from './sessionLedger.ts';
-import { ToolProcesses } from './toolProcesses.ts';
 import { ToolTimeouts } from './toolTimeouts.ts';
 import { draftTurn, promptBlocks, type TurnDraft } from './turnInput.ts';
-
-/** The sidecar as a session uses it (the `SidecarSupervisor`). */
-export interface SidecarPort {
-  ensure(): Promise<number>;
-  isLive(generation: number): boolean;
-  request<K extends RequestType>(
-    generation: number,
-    type: K,
-    payload: RequestPayloadInput<K>,
-    options?: RequestOptions,
-  ): Promise<RequestResult<K>>;
-}
 
 export interface HostSessionDeps {
   readonly sidecar: SidecarPort;
@@ -67,9 +45,6 @@ export interface HostSessionDeps {
   readonly submitTimeoutMs?: number;
 }
 
-/** The deadline of `start` in the sidecar, for a new session (the manager) and a restarted one alike. */
-export const START_TIMEOUT_MS = 120_000;
-const SUBMIT_TIMEOUT_MS = 15_000;
 const HOST_CANCEL_BUDGETS: CancelBudgets = { interruptTimeoutMs: 10_000, drainTimeoutMs: 8_000 };
 /** A sidecar event the store refused is tried again after this, doubling up to the maximum. */
 const STORE_RETRY_FIRST_MS = 50;
@@ -88,9 +63,7 @@ export class HostSession {
   readonly #ledger: SessionLedger;
   readonly #deps: HostSessionDeps;
   readonly #toolTimeouts: ToolTimeouts | undefined;
-  readonly #tools: ToolProcesses;
-  /** The sidecar generation this session was last `start`ed on. */
-  #startedOn: number | undefined;
+  readonly #inSidecar: SessionInSidecar;
   /** The host is shutting down: a sidecar event the store refuses is no longer tried again. */
   #stopped = false;
 
@@ -98,8 +71,7 @@ export class HostSession {
     this.id = ledger.sessionId;
     this.#ledger = ledger;
     this.#deps = deps;
-    this.#startedOn = startedOn;
-    this.#tools = new ToolProcesses(ledger.sessionId, deps.logger);
+    this.#inSidecar = new SessionInSidecar(ledger.sessionId, deps, startedOn);
     this.#toolTimeouts =
       deps.toolTimeoutMs === undefined
         ? undefined
@@ -150,7 +122,7 @@ export class HostSession {
         return { turnId, queued: true, steered: false, replayed: false };
       }
       // Nothing is stored until the sidecar has the session: a sidecar that cannot start is a 503, not a lost turn.
-      const generation = await this.#ensureStarted();
+      const generation = await this.#inSidecar.ensureStarted(this.#ledger.session, this.#ledger.hasTranscript());
       await this.#acceptTurn(turnId, draft, false);
       await this.#exec(generation, turnId);
       await this.#dispatchNext();
@@ -174,7 +146,7 @@ export class HostSession {
       if (turn.status !== 'running') {
         return { turnId, canceled: false, disposition: 'absent', providerTurnId: turn.providerTurnId ?? '' };
       }
-      const generation = this.#liveGeneration();
+      const generation = this.#inSidecar.liveGeneration();
       if (generation === undefined) {
         // Its sidecar is gone: the exit ends the turn (the exit report is on its way to this queue).
         return {
@@ -191,7 +163,7 @@ export class HostSession {
     let answer: CancelResult | undefined;
     let failure: SidecarFailure | undefined;
     try {
-      answer = await this.#requestCancel(step.generation, turnId, budgets, 'cancel');
+      answer = await this.#inSidecar.requestCancel(step.generation, turnId, budgets, 'cancel');
     } catch (error) {
       failure = classifySidecarFailure(error);
     }
@@ -252,7 +224,7 @@ export class HostSession {
         case 'submit':
           break;
       }
-      const generation = this.#liveGeneration();
+      const generation = this.#inSidecar.liveGeneration();
       if (generation === undefined) {
         throw new HostError('gone', 'the sidecar that asked has exited; the request is superseded');
       }
@@ -264,7 +236,7 @@ export class HostSession {
         optionId: body.optionId,
         payload: body.payload,
       };
-      const result = await this.#submit(generation, submission);
+      const result = await this.#inSidecar.submit(generation, submission);
       switch (result.disposition) {
         case 'answered':
           await this.#ledger.apply({
@@ -307,7 +279,7 @@ export class HostSession {
   updateSettings(patch: PatchSettingsBody): Promise<void> {
     return this.queue.run(async () => {
       this.#assertOpen();
-      const generation = this.#liveGeneration();
+      const generation = this.#inSidecar.liveGeneration();
       if (generation !== undefined) {
         try {
           await this.#deps.sidecar.request(generation, 'apply_settings', { agentSessionId: this.id, ...patch });
@@ -404,7 +376,7 @@ export class HostSession {
     // Claude Code died under the turn: what it ran in process groups of its own (a tool) outlives it; the
     // session has no Claude Code now (the next exec starts one), so everything with its mark is left over.
     if (event.type === 'turn_failed' && (event.payload as { code?: unknown }).code === CLAUDE_CODE_EXITED_CODE) {
-      await this.#tools.reapOrphans();
+      await this.#inSidecar.reapOrphans();
     }
     return applied.endedTurnIds.length > 0;
   }
@@ -413,8 +385,8 @@ export class HostSession {
   onSidecarExit(report: SidecarExitReport): void {
     this.queue
       .run(async () => {
-        if (report.generation !== this.#startedOn) return;
-        this.#startedOn = undefined;
+        if (report.generation !== this.#inSidecar.startedOn) return;
+        this.#inSidecar.forget();
         this.#toolTimeouts?.clear();
         if (report.expected) return;
         await this.#ledger.apply({
@@ -498,7 +470,7 @@ export class HostSession {
   }
 
   async #steer(running: TurnRecord, body: PostTurnBody): Promise<PostTurnResponse> {
-    const generation = this.#liveGeneration();
+    const generation = this.#inSidecar.liveGeneration();
     if (generation === undefined) {
       throw new HostError('sidecar_unavailable', 'the running turn has lost its sidecar');
     }
@@ -524,32 +496,6 @@ export class HostSession {
     return { turnId: running.id, queued: false, steered: true, replayed: false };
   }
 
-  /** Starts the session in the live sidecar (spawning it first) unless it already runs there. */
-  async #ensureStarted(): Promise<number> {
-    let generation: number;
-    try {
-      generation = await this.#deps.sidecar.ensure();
-    } catch (error) {
-      throw hostErrorOf(classifySidecarFailure(error), 'start the sidecar');
-    }
-    if (this.#startedOn === generation) return generation;
-    const session = this.#ledger.session;
-    const restore = this.#ledger.hasTranscript() && session.resumeCursor !== null;
-    try {
-      await this.#deps.sidecar.request(generation, 'start', startPayload(session, restore), {
-        timeoutMs: START_TIMEOUT_MS,
-      });
-    } catch (error) {
-      throw hostErrorOf(classifySidecarFailure(error), 'start the session');
-    }
-    this.#startedOn = generation;
-    this.#deps.logger.info(
-      { event: 'session.started_in_sidecar', sessionId: this.id, generation, kind: restore ? 'restore' : 'fresh' },
-      'session started in the sidecar',
-    );
-    return generation;
-  }
-
   /** Hands a running turn to the sidecar; a refusal fails the turn (a gone sidecar is the exit's to report). */
   async #exec(generation: number, turnId: string): Promise<void> {
     const turn = this.#ledger.turn(turnId);
@@ -563,7 +509,7 @@ export class HostSession {
         content,
       });
     } catch (error) {
-      if (classifySidecarFailure(error).kind === 'gone' && this.#startedOn === generation) return;
+      if (classifySidecarFailure(error).kind === 'gone' && this.#inSidecar.startedOn === generation) return;
       this.#deps.logger.warn(
         { event: 'session.exec_failed', sessionId: this.id, turnId, errorName: failureName(error) },
         'the turn could not be handed to the sidecar',
@@ -588,7 +534,7 @@ export class HostSession {
       if (next === undefined) return;
       let generation: number;
       try {
-        generation = await this.#ensureStarted();
+        generation = await this.#inSidecar.ensureStarted(this.#ledger.session, this.#ledger.hasTranscript());
       } catch (error) {
         await this.#ledger.apply({
           type: 'failTurn',
@@ -607,45 +553,9 @@ export class HostSession {
     }
   }
 
-  async #submit(generation: number, submission: RequestPayloadInput<'submit_interactive'>): Promise<InteractiveResult> {
-    try {
-      return await this.#deps.sidecar.request(generation, 'submit_interactive', submission, {
-        timeoutMs: this.#deps.submitTimeoutMs ?? SUBMIT_TIMEOUT_MS,
-      });
-    } catch (error) {
-      const failure = classifySidecarFailure(error);
-      switch (failure.kind) {
-        case 'gone':
-          throw new HostError('gone', 'the sidecar that asked has exited');
-        case 'refused':
-          throw new HostError('gone', `the agent no longer takes this answer: ${failure.message}`);
-      }
-    }
-    // The acknowledgement was lost (time-out): ask what became of the submission instead of sending it again.
-    try {
-      return await this.#deps.sidecar.request(generation, 'interactive_disposition', submission);
-    } catch (error) {
-      const failure = classifySidecarFailure(error);
-      if (failure.kind === 'gone') throw new HostError('gone', 'the sidecar that asked has exited');
-      throw hostErrorOf(failure, 'confirm the answer');
-    }
-  }
-
   async #closeInSidecar(): Promise<void> {
-    const generation = this.#liveGeneration();
-    this.#startedOn = undefined;
     this.#toolTimeouts?.clear();
-    if (generation === undefined) return;
-    const before = this.#tools.snapshot();
-    try {
-      await this.#deps.sidecar.request(generation, 'close', { agentSessionId: this.id });
-      this.#tools.reapAfterGrace(before, 'close');
-    } catch (error) {
-      this.#deps.logger.warn(
-        { event: 'session.close_failed', sessionId: this.id, errorName: failureName(error) },
-        'the sidecar did not confirm closing the session',
-      );
-    }
+    await this.#inSidecar.close();
   }
 
   /**
@@ -653,11 +563,11 @@ export class HostSession {
    * sidecar, whatever the host already recorded for the turn; its events apply as they come.
    */
   async #cancelInSidecar(turnId: string, why: string): Promise<void> {
-    const generation = this.#liveGeneration();
+    const generation = this.#inSidecar.liveGeneration();
     if (generation === undefined) return;
     try {
       const budgets = this.#deps.internalCancelBudgets ?? HOST_CANCEL_BUDGETS;
-      const result = await this.#requestCancel(generation, turnId, budgets, why);
+      const result = await this.#inSidecar.requestCancel(generation, turnId, budgets, why);
       this.#deps.logger.info(
         { event: 'session.host_cancel', sessionId: this.id, turnId, reason: why, disposition: result.disposition },
         'the host canceled a turn',
@@ -665,25 +575,6 @@ export class HostSession {
     } catch (error) {
       this.#logFailure(`cancel after ${why}`, error);
     }
-  }
-
-  /** `cancel` in the sidecar; when it stopped the session's Claude Code, what that ran is reaped after a grace. */
-  async #requestCancel(generation: number, turnId: string, budgets: CancelBudgets, why: string): Promise<CancelResult> {
-    const before = this.#tools.snapshot();
-    const answer = await this.#deps.sidecar.request(
-      generation,
-      'cancel',
-      { agentSessionId: this.id, turnId, ...budgets },
-      { timeoutMs: cancelRequestTimeoutMs(budgets) },
-    );
-    if (stoppedClaudeCode(answer)) this.#tools.reapAfterGrace(before, why);
-    return answer;
-  }
-
-  /** The generation of the sidecar this session is started on, while that sidecar lives. */
-  #liveGeneration(): number | undefined {
-    const generation = this.#startedOn;
-    return generation !== undefined && this.#deps.sidecar.isLive(generation) ? generation : undefined;
   }
 
   async #turn(turnId: string): Promise<TurnRecord | undefined> {
@@ -700,40 +591,4 @@ export class HostSession {
       'a session task failed',
     );
   }
-}
-
-/**
- * Whether a cancel stopped the session's Claude Code, so that what it ran may be reaped. A prompt withdrawn from
- * Claude Code's queue is canceled while that Claude Code goes on serving the running turn or a background
- * follow-up: the sidecar answers `queryRetired: false` then. An original sidecar leaves the field out.
- */
-function stoppedClaudeCode(answer: CancelResult): boolean {
-  return answer.canceled && answer.queryRetired !== false;
-}
-
-/** `start` for a session: fresh, or restored from its resume cursor once Claude has its transcript. */
-export function startPayload(
-  session: Pick<SessionRecord, 'id' | 'providerSessionId' | 'cwd' | 'settings' | 'resumeCursor'>,
-  restore: boolean,
-): RequestPayloadInput<'start'> {
-  const { settings } = session;
-  const payload: RequestPayloadInput<'start'> = {
-    agentSessionId: session.id,
-    providerSessionId: session.providerSessionId,
-    cwd: session.cwd,
-    // Claude Code and every tool it runs inherit it: a tool left running after a cancel is found by it.
-    env: { [SESSION_MARK_VARIABLE]: session.id },
-    permissionModeId: settings.permissionMode,
-    settings: {
-      model: settings.model === 'default' ? '' : settings.model,
-      permissionModeId: settings.permissionMode,
-      planMode: settings.planMode,
-      effort: settings.effort ?? '',
-    },
-  };
-  if (restore && session.resumeCursor !== null) {
-    payload.restore = true;
-    payload.resumeCursor = session.resumeCursor;
-  }
-  return payload;
 }

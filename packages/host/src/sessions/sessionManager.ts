@@ -42,7 +42,8 @@ import type { HostStoreReader, MessageRecordPage, SessionSnapshotRecords } from 
 import type { MessageRecord, SessionRecord, TurnRecord } from '../store/records.ts';
 import { resolveCancelBudgets } from './cancelBudgets.ts';
 import { resolveSessionCwd } from './cwdPolicy.ts';
-import { HostSession, START_TIMEOUT_MS, startPayload } from './hostSession.ts';
+import { HostSession } from './hostSession.ts';
+import { START_TIMEOUT_MS, startPayload } from './sessionInSidecar.ts';
 import type { SessionLedger } from './sessionLedger.ts';
 
 /** Where session ledgers come from: the projector over the store and the hub. */

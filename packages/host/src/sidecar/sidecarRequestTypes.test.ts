@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { SidecarPort } from '../sessions/hostSession.ts';
+import type { SidecarPort } from '../sessions/sessionInSidecar.ts';
 import { createFakeSidecar } from './fakeSidecarConnection.ts';
 import type { SidecarConnection } from './sidecarConnection.ts';
 
