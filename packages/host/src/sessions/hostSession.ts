@@ -12,6 +12,7 @@ import type {
 import { type CancelResult, CLAUDE_CODE_EXITED_CODE, type SidecarEvent } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
 import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
+import type { PromptInput } from '../projection/sessionCommand.ts';
 import {
   classifySidecarFailure,
   failureName,
@@ -29,7 +30,7 @@ import { SerialQueue } from './serialQueue.ts';
 import { SessionInSidecar, type SidecarPort } from './sessionInSidecar.ts';
 import type { AppliedSidecarEvent, SessionLedger } from './sessionLedger.ts';
 import { ToolTimeouts } from './toolTimeouts.ts';
-import { draftTurn, promptBlocks, type TurnDraft } from './turnInput.ts';
+import { draftTurn, promptBlocks } from './turnInput.ts';
 
 export interface HostSessionDeps {
   readonly sidecar: SidecarPort;
@@ -428,7 +429,7 @@ export class HostSession {
    * Stores a new turn. A commit the store kept without confirming it (the ledger reloads what the store has)
    * is an accepted turn: it must run like any other, or it would stay running (or queued) for ever.
    */
-  async #acceptTurn(turnId: string, draft: TurnDraft, queued: boolean): Promise<void> {
+  async #acceptTurn(turnId: string, draft: PromptInput, queued: boolean): Promise<void> {
     try {
       await this.#ledger.apply({ type: 'acceptTurn', turnId, prompt: draft, queued });
     } catch (error) {

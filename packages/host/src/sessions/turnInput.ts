@@ -1,20 +1,13 @@
 import type { PostTurnBody } from '@outrigger/host-api';
 import type { PromptBlock } from '@outrigger/protocol';
+import type { PromptInput } from '../projection/sessionCommand.ts';
 import type { AttachmentRecord, TurnInputBlock } from '../store/records.ts';
-
-/** A prompt as the host keeps it: the text, the extra blocks (images by attachment), their bytes. */
-export interface TurnDraft {
-  readonly prompt: string;
-  readonly input: readonly TurnInputBlock[];
-  readonly attachments: readonly AttachmentRecord[];
-  readonly clientMessageId: string | null;
-}
 
 /** Splits a turn body into what is stored: images become attachments (decoded once, here). */
 export function draftTurn(
   body: PostTurnBody,
   context: { sessionId: string; turnId: string; now: number; newId: () => string },
-): TurnDraft {
+): PromptInput {
   const input: TurnInputBlock[] = [];
   const attachments: AttachmentRecord[] = [];
   for (const block of body.content ?? []) {
