@@ -485,6 +485,8 @@ describe('layout and accessibility', () => {
     await ui.createSession('Elsewhere');
     await page.keyboard.press('Control+k');
     await page.getByRole('combobox', { name: 'Session name or folder' }).fill('elsewh');
+    // The session was created over the API; Enter only jumps once its row has reached this tab.
+    await page.getByRole('option', { name: /Elsewhere/, selected: true }).waitFor();
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Elsewhere' }).waitFor();
     await context.close();
