@@ -36,6 +36,8 @@ export {
   commandsUpdatedSchema,
   configOptionSchema,
   configOptionValueSchema,
+  type FastModeState,
+  fastModeStates,
   type ResumeCursor,
   resumeCursorSchema,
   type SessionSnapshot,

@@ -63,10 +63,21 @@ describe('parseRequestLine', () => {
   });
 
   test('an id must be a non-empty string', () => {
-    for (const id of ['', '   ', 3, null]) {
+    for (const id of ['', 3, null]) {
       assert.deepEqual(invalid({ version: 10, type: 'close', id, payload: 'x' }), {
         kind: 'invalid',
         error: 'sidecar request id must be a non-empty string',
+      });
+    }
+  });
+
+  test('a whitespace-only id is refused, and the refusal still carries it', () => {
+    // The caller waits on the string it sent; answering without it would leave that waiter to time out.
+    for (const id of [' ', '   ', '\t', '\u00a0']) {
+      assert.deepEqual(invalid({ version: 10, type: 'close', id, payload: 'x' }), {
+        kind: 'invalid',
+        error: 'sidecar request id must be a non-empty string',
+        id,
       });
     }
   });
@@ -125,6 +136,11 @@ describe('parseRequestLine', () => {
     assert.deepEqual(invalid({ version: 10, id: ' ', type: 'nope' }), {
       kind: 'invalid',
       error: 'unsupported request type nope',
+      id: ' ',
+    });
+    assert.deepEqual(invalid({ version: 10, id: '', type: 'nope' }), {
+      kind: 'invalid',
+      error: 'unsupported request type nope',
     });
   });
 
@@ -148,6 +164,8 @@ describe('parseRequestLine', () => {
       ]) {
         assert.deepEqual(parseRequestLine(line), { kind: 'invalid', error: tooDeep, id: 'abc' }, line.slice(0, 60));
       }
+      // Any non-empty string, as for a line that parses.
+      assert.deepEqual(parseRequestLine(`{"id":" ","payload":${deep}}`), { kind: 'invalid', error: tooDeep, id: ' ' });
       // Brackets and quotes inside strings do not end the deep member early or hide the id.
       assert.deepEqual(parseRequestLine(`{"a":["]}\\"[",${deep}],"id":"a\\"b"}`), {
         kind: 'invalid',
@@ -161,7 +179,7 @@ describe('parseRequestLine', () => {
         `{"version":10,"type":"close","payload":${deep}}`,
         `{"id":7,"payload":${deep}}`,
         `{"id":["abc"],"payload":${deep}}`,
-        `{"id":" ","payload":${deep}}`,
+        `{"id":"","payload":${deep}}`,
         // An id inside the nested value is not the line's id.
         `{"payload":{"id":"abc","inner":${deep}}}`,
         `{"payload":[${deep},{"id":"abc"}]}`,

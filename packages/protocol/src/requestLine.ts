@@ -82,7 +82,10 @@ function correlationIdOf(value: unknown): string | undefined {
   return isPlainObject(value) ? usableId(value.id) : undefined;
 }
 
-/** The envelope's rule for an id worth answering: a string that is not empty after trimming. */
+/**
+ * The id a rejected line is answered with: any non-empty string, even one the envelope refuses as blank
+ * after trimming (row 5 of the checks), since that string is what the caller's waiter is keyed on.
+ */
 function usableId(id: unknown): string | undefined {
-  return typeof id === 'string' && id.trim() !== '' ? id : undefined;
+  return typeof id === 'string' && id !== '' ? id : undefined;
 }

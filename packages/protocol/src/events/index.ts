@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { assistantEventSchemas } from './assistant.ts';
 import { backgroundEventSchemas } from './background.ts';
 import { compactionEventSchemas } from './compaction.ts';
@@ -9,8 +9,33 @@ import { toolEventSchemas } from './tools.ts';
 import { turnEventSchemas } from './turn.ts';
 import { usageEventSchemas } from './usage.ts';
 
+/**
+ * One sidecar serves many sessions, so every event a session emits names it (an addition to protocol 10;
+ * difference 13 in docs/protocol.md). Optional: process-level events (an uncorrelated `error`) have none,
+ * and neither has any event of an original sidecar. Part of every event schema so the JSON Schema a host
+ * in another language reads lists it too.
+ */
+const sessionIdShape = {
+  agentSessionId: z
+    .string()
+    .optional()
+    .describe('The Agent Session that emitted the event; absent on process-level events (an uncorrelated error).'),
+};
+
+type WithSessionId<Schemas extends Record<string, z.ZodObject>> = {
+  [T in keyof Schemas]: Schemas[T] extends z.ZodObject<infer Shape, infer Config>
+    ? z.ZodObject<z.core.util.Extend<Shape, typeof sessionIdShape>, Config>
+    : never;
+};
+
+function withSessionId<Schemas extends Record<string, z.ZodObject>>(schemas: Schemas): WithSessionId<Schemas> {
+  return Object.fromEntries(
+    Object.entries(schemas).map(([type, schema]) => [type, schema.extend(sessionIdShape)]),
+  ) as WithSessionId<Schemas>;
+}
+
 /** Every event the sidecar emits, by type. Loose objects: additive fields from newer sidecars pass. */
-export const eventPayloadSchemas = {
+export const eventPayloadSchemas = withSessionId({
   ...sessionEventSchemas,
   ...usageEventSchemas,
   ...turnEventSchemas,
@@ -20,7 +45,7 @@ export const eventPayloadSchemas = {
   ...backgroundEventSchemas,
   ...interactionEventSchemas,
   ...compactionEventSchemas,
-} as const;
+} as const);
 
 export type SidecarEventType = keyof typeof eventPayloadSchemas;
 export type SidecarEventPayload<T extends SidecarEventType> = z.output<(typeof eventPayloadSchemas)[T]>;

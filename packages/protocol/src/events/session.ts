@@ -62,9 +62,19 @@ export const commandsUpdatedSchema = openObject({
 export const speeds = ['fast', 'standard'] as const;
 export type Speed = (typeof speeds)[number];
 
+/** The SDK's `fast_mode_state`: `on` runs fast, `off` standard, `cooldown` is fast mode paused after a rate limit. */
+export const fastModeStates = ['off', 'cooldown', 'on'] as const;
+export type FastModeState = (typeof fastModeStates)[number];
+
 export const speedUpdatedSchema = openObject({
-  /** The SDK's fast-mode state, passed through. */
-  state: z.string(),
+  /**
+   * The SDK's fast-mode state, passed through: one of `fastModeStates`, or a state a newer Claude Code
+   * adds, which must not make the event invalid.
+   */
+  state: z
+    .union([z.enum(fastModeStates), z.string()])
+    .describe('off (speed standard), on (speed fast) or cooldown (no speed); a newer Claude Code may add states.'),
+  /** `fast` for `on`, `standard` for `off`, absent otherwise. */
   speed: z.enum(speeds).optional(),
 });
 
