@@ -11,10 +11,14 @@ test('lists only root user uuids, oldest first', async () => {
       toolResultMessage('r1', 'toolu_1'),
       userMessage('n1', '<task-notification>x</task-notification>'),
       userMessage('u2', 'second'),
+      assistantMessage('a2'),
+      // A cancel's (or a guide's) interruption is part of the interrupted Turn, which no event names apart.
+      userMessage('i2', [{ type: 'text', text: '[Request interrupted by user]' }]),
+      userMessage('u3', 'third'),
     ],
   });
   assert.deepEqual(await inspectForkCheckpoints({ providerSessionId: SESSION_ID, cwd: '/work' }, sdk), {
-    providerTurnIds: ['u1', 'u2'],
+    providerTurnIds: ['u1', 'u2', 'u3'],
   });
   assert.deepEqual(sdk.calls[0]?.options, { dir: '/work', includeSystemMessages: true });
 });

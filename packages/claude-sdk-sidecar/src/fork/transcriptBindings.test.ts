@@ -20,6 +20,11 @@ describe('isRootUserMessage', () => {
       coordinator: userMessage('u', 'coordinate', { origin: { kind: 'coordinator' } }),
       'task notification (string)': userMessage('u', '<task-notification>\n<task-id>x</task-id>'),
       'task notification (block)': userMessage('u', [{ type: 'text', text: 'note <task-notification>x' }]),
+      'interruption marker (block)': userMessage('u', [{ type: 'text', text: '[Request interrupted by user]' }]),
+      'interruption marker (string)': userMessage('u', '[Request interrupted by user]'),
+      'tool-use interruption marker': userMessage('u', [
+        { type: 'text', text: '[Request interrupted by user for tool use]' },
+      ]),
     };
     for (const [name, message] of Object.entries(notRoots)) {
       assert.equal(isRootUserMessage(message), false, name);
@@ -28,6 +33,19 @@ describe('isRootUserMessage', () => {
 
   test('other origins still count as roots', () => {
     assert.equal(isRootUserMessage(userMessage('u', 'hi', { origin: { kind: 'human' } })), true);
+  });
+
+  test('a prompt that only mentions an interruption, or carries more than its text, is a root', () => {
+    for (const content of [
+      '[Request interrupted by user] and then go on',
+      'Why did I see [Request interrupted by user]?',
+      [
+        { type: 'text', text: '[Request interrupted by user]' },
+        { type: 'image', source: {} },
+      ],
+    ]) {
+      assert.equal(isRootUserMessage(userMessage('u', content)), true, JSON.stringify(content));
+    }
   });
 });
 

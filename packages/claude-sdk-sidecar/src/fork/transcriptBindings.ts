@@ -9,8 +9,16 @@ export interface TurnBinding {
 }
 
 /**
+ * The marker Claude Code writes as a user message when a request is interrupted (a cancel, a guide, the
+ * stall budget): `[Request interrupted by user]`, `[Request interrupted by user for tool use]`. The SDK's own
+ * session reader skips the same texts as "not a prompt". Only a message that is nothing but the marker.
+ */
+const INTERRUPTION_MARKER = /^\[Request interrupted by user[^\]]*\]$/;
+
+/**
  * A root user message starts a provider Turn. Tool results, delegated-agent traffic, task
- * notifications and messages Claude Code injected itself are part of the Turn they follow.
+ * notifications, interruption markers and messages Claude Code injected itself are part of the Turn they
+ * follow: no event names them as a Turn (the original counted the markers as roots).
  */
 export function isRootUserMessage(message: SessionMessage): boolean {
   if (message.type !== 'user' || message.parent_tool_use_id) return false;
@@ -20,7 +28,13 @@ export function isRootUserMessage(message: SessionMessage): boolean {
   if (asRecord(extra.origin)?.kind === 'coordinator') return false;
   const content = contentOf(message);
   if (Array.isArray(content) && content.some((block) => asRecord(block)?.type === 'tool_result')) return false;
-  return !contentText(content).includes(TASK_NOTIFICATION_TAG);
+  const text = contentText(content);
+  return !text.includes(TASK_NOTIFICATION_TAG) && !isInterruptionMarker(content, text);
+}
+
+function isInterruptionMarker(content: unknown, text: string): boolean {
+  if (Array.isArray(content) && content.some((block) => asRecord(block)?.type !== 'text')) return false;
+  return INTERRUPTION_MARKER.test(text.trim());
 }
 
 export function rootUserMessages(messages: readonly SessionMessage[]): SessionMessage[] {

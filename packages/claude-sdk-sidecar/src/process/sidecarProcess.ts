@@ -41,6 +41,11 @@ export interface SidecarProcessOptions {
    * `SIDECAR_SOURCE_ENTRY` runs the TypeScript directly, for development.
    */
   entry?: string;
+  /**
+   * The Node that runs `entry`. Default: the one running the caller (`process.execPath`). The built entry runs on
+   * Node 20 and later; the TypeScript source needs Node 22.18 or later.
+   */
+  node?: string;
   /** Per-request deadline unless a request names its own. Default 30 s. */
   requestTimeoutMs?: number;
   /** Stderr lines kept, newest last. Default 500. */
@@ -127,7 +132,7 @@ export interface SidecarProcess {
 
 export async function spawnSidecarProcess(options: SidecarProcessOptions): Promise<SidecarProcess> {
   const entry = options.entry ?? (await builtSidecarEntry());
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(options.node ?? process.execPath, [entry], {
     env: options.env,
     cwd: options.cwd,
     stdio: ['pipe', 'pipe', 'pipe'],

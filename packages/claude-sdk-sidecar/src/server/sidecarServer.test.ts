@@ -119,6 +119,26 @@ test('invalid JSON is answered with an uncorrelated error; a bad envelope with a
   await h.server.done;
 });
 
+test('a whitespace-only id is refused with an error that carries it, also on a line too deep to parse', async () => {
+  const h = harness();
+  h.send({ version: 10, id: '   ', type: 'close', payload: { agentSessionId: 'a' } });
+  assert.deepEqual(await h.response('   '), {
+    version: 10,
+    id: '   ',
+    type: 'error',
+    payload: { error: 'sidecar request id must be a non-empty string' },
+  });
+  h.send(`{"version":10,"id":"\\t","type":"close","payload":${'['.repeat(200)}${']'.repeat(200)}}`);
+  assert.deepEqual(await h.response('\t'), {
+    version: 10,
+    id: '\t',
+    type: 'error',
+    payload: { error: 'sidecar request nests deeper than 128 levels' },
+  });
+  await h.hostSide.close();
+  await h.server.done;
+});
+
 test('requests for a session that was never started fail; close is tolerant', async () => {
   const h = harness();
   h.request('e1', 'exec', { agentSessionId: 'ghost', turnId: 't1', prompt: 'x' });

@@ -213,6 +213,59 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
     );
   });
 
+  it('writes the session_state of apply_settings before its ok', async () => {
+    const from = session.sidecar.log.length;
+    const answer = await session.sidecar.request('apply_settings', {
+      agentSessionId: session.agentSessionId,
+      permissionMode: 'default',
+    });
+    assertOk(answer, 'apply_settings');
+    const states = session.sidecar.log.filter((line) => line.index >= from && line.type === 'session_state');
+    assert.ok(states[0], 'apply_settings published a session_state');
+    assert.ok(states[0].index < answer.index, 'the session_state comes before the ok');
+  });
+
+  it('declines a question answered with reject: the model gets an is_error tool_result and the turn goes on', async () => {
+    const turnId = newTurnId('question-declined');
+    const ask = await startInteraction(turnId, 'user_input_requested', {
+      content: [
+        {
+          type: 'tool_use',
+          name: 'AskUserQuestion',
+          input: {
+            questions: [
+              {
+                question: 'Proceed?',
+                header: 'Go',
+                options: [
+                  { label: 'Yes', description: 'Go on' },
+                  { label: 'No', description: 'Stop here' },
+                ],
+                multiSelect: false,
+              },
+            ],
+          },
+        },
+      ],
+    });
+    assert.deepEqual(ask.payload.options, [], 'a question offers no options: the answers go in the payload');
+    const requestId = String(ask.payload.requestId);
+    // The answers are ignored: a refusal in action or optionId declines the whole question.
+    const decline = { action: 'reject', optionId: '', payload: { answers: { 'Proceed?': 'Yes' } } };
+
+    await answerAndComplete(turnId, requestId, decline);
+
+    const declined = toolResultsFor(ask.payload.toolCallId)[0];
+    assert.ok(declined, 'the model received a tool_result for the declined question');
+    assert.equal(declined.isError, true, 'a declined question is an error result');
+    assert.ok(declined.content.includes('User declined to answer the question'), declined.content);
+    assert.equal(declined.content.includes('"Proceed?"="Yes"'), false, 'no answer reached the model');
+    assert.deepEqual(
+      session.eventsOf('user_input_resolved', turnId).map((line) => line.payload),
+      [{ turnId, requestId, ...decline, agentSessionId: session.agentSessionId }],
+    );
+  });
+
   it('keeps an "Allow for session" grant across a new Query generation', async () => {
     const file = `session-${randomUUID()}.txt`;
     const command = `touch ${file}`;
