@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type SidecarProcess, spawnSidecarProcess } from '@outrigger/claude-sdk-sidecar/process';
+import { defaultDataDir, defaultSessionCwd } from '@outrigger/host';
 import type { StartResult } from '@outrigger/protocol';
+import { PACKAGE_LAYOUT } from '../packageLayout.ts';
 import { createChatRenderer } from './chatRenderer.ts';
 import { ChatSession } from './chatSession.ts';
 import { parseCommandLine } from './commandLine.ts';
@@ -12,8 +13,6 @@ import { LineReader } from './lineReader.ts';
 import { openModelBackend } from './modelBackend.ts';
 import { TerminalConsole } from './terminalConsole.ts';
 import { styled } from './terminalText.ts';
-
-const DEFAULT_DATA_DIR = fileURLToPath(new URL('../../.data', import.meta.url));
 
 /** Claude Code's first start in a fresh config dir can take a while on a busy machine. */
 const START_TIMEOUT_MS = 120_000;
@@ -30,8 +29,9 @@ credential: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL or CLAUD
 the environment or in Claude's settings files, or a Claude login; otherwise the offline demo model.
 It says which it chose and why. (outrigger start is the same command under its old name.)
 
-  --cwd DIR       the session's working directory, an existing directory (default: DATA_DIR/workspace)
-  --data-dir DIR  where Outrigger keeps its files (default: .data in the repository)
+  --cwd DIR       the session's working directory, an existing directory (default: where it was started when installed;
+                  DATA_DIR/workspace in the repository)
+  --data-dir DIR  where Outrigger keeps its files (default: as for outrigger serve)
   -h, --help      this help
 `;
 
@@ -41,9 +41,12 @@ export async function runChatCommand(argv: string[]): Promise<void> {
     argv,
   );
   if (values === undefined) return;
-  const dataDir = resolve(values['data-dir'] ?? DEFAULT_DATA_DIR);
+  const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
   let cwd: string;
-  if (values.cwd === undefined) {
+  const startedIn = defaultSessionCwd(process.cwd());
+  if (values.cwd === undefined && startedIn !== undefined) {
+    cwd = startedIn;
+  } else if (values.cwd === undefined) {
     cwd = join(dataDir, 'workspace');
     await mkdir(cwd, { recursive: true });
   } else {
@@ -84,7 +87,11 @@ async function chat(options: { dataDir: string; cwd: string }): Promise<number> 
   try {
     renderer.line(backend.kind === 'demo' ? [styled(['bold', 'yellow'], backend.headline)] : backend.headline);
     for (const line of backend.notice) renderer.line(line);
-    sidecar = await spawnSidecarProcess({ env: backend.sidecarEnv, requestTimeoutMs: REQUEST_TIMEOUT_MS });
+    sidecar = await spawnSidecarProcess({
+      env: backend.sidecarEnv,
+      entry: PACKAGE_LAYOUT.sidecarEntry,
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    });
     const { client } = sidecar;
     const agentSessionId = randomUUID();
     try {

@@ -1,5 +1,6 @@
 import { styleText } from 'node:util';
 import { isLoopbackHost, PortInUseError, parseServeArgs, SERVE_USAGE, startHost } from '@outrigger/host';
+import { PACKAGE_LAYOUT } from '../packageLayout.ts';
 import { errorText } from './errorText.ts';
 import { openModelBackend } from './modelBackend.ts';
 
@@ -49,6 +50,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
     try {
       host = await startHost({
         ...options,
+        ...PACKAGE_LAYOUT,
         sidecarEnv: backend.sidecarEnv,
         modelBackend: { kind: backend.kind, reason: backend.reason },
       });

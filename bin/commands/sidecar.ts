@@ -1,3 +1,5 @@
+import { pathToFileURL } from 'node:url';
+import { PACKAGE_LAYOUT } from '../packageLayout.ts';
 import { parseCommandLine } from './commandLine.ts';
 
 export const SIDECAR_USAGE = `usage: outrigger sidecar
@@ -13,6 +15,9 @@ variables in packages/claude-sdk-sidecar/README.md.
 
 export async function runSidecarCommand(argv: string[]): Promise<void> {
   if (parseCommandLine({ name: 'sidecar', usage: SIDECAR_USAGE, options: {} }, argv) === undefined) return;
-  // The sidecar's entry module starts serving when it is loaded and exits the process when stdin ends.
-  await import('@outrigger/claude-sdk-sidecar/main');
+  // The sidecar's entry module starts serving when it is loaded and exits the process when stdin ends. The
+  // installed package runs the sidecar's own bundle, which it carries beside the CLI.
+  const { sidecarEntry } = PACKAGE_LAYOUT;
+  if (sidecarEntry === undefined) await import('@outrigger/claude-sdk-sidecar/main');
+  else await import(pathToFileURL(sidecarEntry).href);
 }

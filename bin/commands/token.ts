@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { parseArgs, styleText } from 'node:util';
-import { DEFAULT_DATA_DIR, DEFAULT_PORT, rotateToken } from '@outrigger/host';
+import { DEFAULT_PORT, defaultDataDir, rotateToken } from '@outrigger/host';
 
 export const TOKEN_USAGE = `usage: outrigger token rotate [--data-dir DIR] [--port N]
 
@@ -8,7 +8,7 @@ Replaces the host's access token with a new one and prints the URL to open with 
 same data directory takes the new token within a second, without a restart: every open tab, cookie, bookmark
 and bearer token with the old one stops working (open the new URL to get back in).
 
-  --data-dir DIR  the host's data directory (default: .data in the repository)
+  --data-dir DIR  the host's data directory (default: as for outrigger serve)
   --port N        the port the host listens on, for the printed URL (default ${DEFAULT_PORT})
   -h, --help      show this help
 `;
@@ -42,7 +42,7 @@ export async function runTokenCommand(argv: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const dataDir = resolve(values['data-dir'] ?? DEFAULT_DATA_DIR);
+  const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
   const tokenFile = join(dataDir, 'token');
   const token = await rotateToken(tokenFile);
   const url = `http://127.0.0.1:${port}/?token=${token}`;

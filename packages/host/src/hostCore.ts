@@ -45,7 +45,7 @@ async function createCore(context: ServiceContext, options: HostServiceFactoryOp
       );
     }
     const supervisor = new SidecarSupervisor({
-      spawn: () => spawnSidecarConnection({ env: context.sidecarEnv, hostMark }),
+      spawn: () => spawnSidecarConnection({ env: context.sidecarEnv, entry: context.sidecarEntry, hostMark }),
       logger: context.runtimeLogger,
     });
     return await SessionManager.open({

@@ -1,5 +1,13 @@
 export {
-  DEFAULT_DATA_DIR,
+  DATA_DIR_VARIABLE,
+  defaultDataDir,
+  defaultSessionCwd,
+  type InstallationContext,
+  platformDataDir,
+  REPOSITORY_DATA_DIR,
+  RUNS_FROM_SOURCES,
+} from './config/installation.ts';
+export {
   DEFAULT_PORT,
   isLoopbackHost,
   parseServeArgs,

@@ -1,5 +1,5 @@
 import { mkdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type HostInfo, hostLimits } from '@outrigger/host-api';
 import packageJson from '../../../package.json' with { type: 'json' };
@@ -31,8 +31,12 @@ export interface StartHostOptions {
   /** Try the next ports when `port` is taken. */
   readonly portFallback?: boolean;
   readonly allowRoots?: readonly string[];
+  /** Where a new session starts when its request names none (kept only inside the roots). Default: the first root, else `DATA/workspace`. */
+  readonly defaultCwd?: string;
   readonly toolTimeoutMs?: number;
   readonly sidecarEnv: Readonly<Record<string, string | undefined>>;
+  /** The sidecar script to run; default: the sidecar package's built entry. */
+  readonly sidecarEntry?: string;
   readonly modelBackend: { readonly kind: 'demo' | 'anthropic'; readonly reason: string };
   /** Default: the real core (`hostCore.ts`: store, event hub, projection, sidecar supervisor, sessions). */
   readonly createService?: ServiceFactory;
@@ -81,7 +85,8 @@ export async function startHost(options: StartHostOptions): Promise<RunningHost>
   }
   const tls = options.tls === undefined ? undefined : await readTls(options.tls);
   const allowRoots = [...(options.allowRoots ?? [])];
-  const defaultCwd = allowRoots[0] ?? join(dataDir, 'workspace');
+  const workspace = join(dataDir, 'workspace');
+  const defaultCwd = chooseDefaultCwd(options.defaultCwd, allowRoots) ?? workspace;
   // Every prompt ends up in here (the database, the demo model's transcripts): owner only, at every start,
   // since a directory made earlier by something else (or by an older version) may be open to everyone.
   const privacy = await narrowDataDir(dataDir, [defaultCwd]);
@@ -119,7 +124,7 @@ export async function startHost(options: StartHostOptions): Promise<RunningHost>
     });
   }
   // The default workspace is the host's own, so owner only like the rest; an --allow-root is the user's.
-  await mkdir(defaultCwd, { recursive: true, ...(allowRoots[0] === undefined ? { mode: PRIVATE_DIR_MODE } : {}) });
+  await mkdir(defaultCwd, { recursive: true, ...(defaultCwd === workspace ? { mode: PRIVATE_DIR_MODE } : {}) });
   const databasePath = join(dataDir, 'host.db');
   try {
     await preparePrivateDatabase(databasePath);
@@ -149,6 +154,7 @@ export async function startHost(options: StartHostOptions): Promise<RunningHost>
       dataDir,
       databasePath,
       sidecarEnv: options.sidecarEnv,
+      ...(options.sidecarEntry === undefined ? {} : { sidecarEntry: options.sidecarEntry }),
       allowRoots,
       defaultCwd,
       toolTimeoutMs: options.toolTimeoutMs,
@@ -273,4 +279,15 @@ async function readTls(files: { certFile: string; keyFile: string }): Promise<{ 
     }
   };
   return { cert: await read('--tls-cert', files.certFile), key: await read('--tls-key', files.keyFile) };
+}
+
+/** The given directory when the roots allow it, else the first root; undefined: the host's own workspace. */
+function chooseDefaultCwd(given: string | undefined, allowRoots: readonly string[]): string | undefined {
+  const inside = (root: string) => {
+    if (given === undefined) return false;
+    const path = relative(root, given);
+    return path === '' || (!path.startsWith('..') && !isAbsolute(path));
+  };
+  if (given !== undefined && (allowRoots.length === 0 || allowRoots.some(inside))) return given;
+  return allowRoots[0];
 }

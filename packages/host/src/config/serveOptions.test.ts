@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULT_DATA_DIR, DEFAULT_PORT, isLoopbackHost, parseServeArgs } from './serveOptions.ts';
+import { REPOSITORY_DATA_DIR } from './installation.ts';
+import { DEFAULT_PORT, isLoopbackHost, parseServeArgs } from './serveOptions.ts';
 
 test('defaults: loopback, the default port with fallback, the repository data dir, no roots, no tool timeout', () => {
   assert.deepEqual(parseServeArgs([]), {
@@ -9,12 +10,12 @@ test('defaults: loopback, the default port with fallback, the repository data di
       host: '127.0.0.1',
       port: DEFAULT_PORT,
       portFallback: true,
-      dataDir: DEFAULT_DATA_DIR,
+      dataDir: REPOSITORY_DATA_DIR,
       allowRoots: [],
       toolTimeoutMs: undefined,
     },
   });
-  assert.match(DEFAULT_DATA_DIR, /\/\.data$/);
+  assert.match(REPOSITORY_DATA_DIR, /\/\.data$/);
 });
 
 test('every option, relative directories resolved against the working directory', () => {

@@ -1,13 +1,11 @@
 import { isIPv4 } from 'node:net';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { DATA_DIR_VARIABLE, defaultDataDir, defaultSessionCwd, type InstallationContext } from './installation.ts';
 
 /** The port `outrigger serve` tries first; the next few are tried when it is taken and no `--port` was given. */
 export const DEFAULT_PORT = 7420;
 export const DEFAULT_PORT_TRIES = 10;
-/** `.data` in the repository, shared with the terminal chat. */
-export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../../../../.data', import.meta.url));
 
 export const SERVE_USAGE = `usage: outrigger serve [--port N] [--host ADDR] [--data-dir DIR] [--allow-root DIR]... [--tool-timeout SEC]
                        [--tls-cert FILE --tls-key FILE] [--insecure-remote]
@@ -25,7 +23,8 @@ offline demo model and says so.
   --tls-key FILE     the PEM private key of --tls-cert
   --insecure-remote  allow a non-loopback --host over plain HTTP: the token and the cookie cross the
                      network in clear text
-  --data-dir DIR     where the host keeps its database, token and logs (default: .data in the repository)
+  --data-dir DIR     where the host keeps its database, token and logs (default: $${DATA_DIR_VARIABLE}, else
+                     .data in the repository, else ~/.local/share/outrigger or the platform's equivalent)
   --allow-root DIR   sessions may only run in directories under DIR (repeatable; default: anywhere)
   --tool-timeout SEC cancel a turn whose tool runs longer than this (default: off)
   -h, --help         show this help
@@ -37,6 +36,8 @@ export interface ServeOptions {
   /** No `--port` was given: try the next ports when the default is taken. */
   readonly portFallback: boolean;
   readonly dataDir: string;
+  /** Where a new session starts when its request names no directory; unset: the first root, or the data dir's workspace. */
+  readonly defaultCwd?: string;
   readonly allowRoots: readonly string[];
   readonly toolTimeoutMs: number | undefined;
   /** `--tls-cert` and `--tls-key`: serve HTTPS. */
@@ -67,7 +68,11 @@ export function remoteRefusal(host: string): string {
 
 export type ServeArgs = { kind: 'help' } | { kind: 'error'; message: string } | { kind: 'run'; options: ServeOptions };
 
-export function parseServeArgs(argv: readonly string[], cwd = process.cwd()): ServeArgs {
+export function parseServeArgs(
+  argv: readonly string[],
+  cwd = process.cwd(),
+  installation?: InstallationContext,
+): ServeArgs {
   let values: {
     port?: string;
     host?: string;
@@ -138,11 +143,16 @@ export function parseServeArgs(argv: readonly string[], cwd = process.cwd()): Se
       host,
       port,
       portFallback: values.port === undefined,
-      dataDir: resolve(cwd, values['data-dir'] ?? DEFAULT_DATA_DIR),
+      dataDir: resolve(cwd, values['data-dir'] ?? defaultDataDir(installation)),
       allowRoots: (values['allow-root'] ?? []).map((root) => resolve(cwd, root)),
       toolTimeoutMs,
+      ...definedCwd(defaultSessionCwd(cwd, installation?.fromSources)),
       ...(tls === undefined ? {} : { tls }),
       ...(insecureRemote ? { insecureRemote } : {}),
     },
   };
+}
+
+function definedCwd(defaultCwd: string | undefined): { defaultCwd?: string } {
+  return defaultCwd === undefined ? {} : { defaultCwd };
 }

@@ -10,6 +10,8 @@ export interface ServiceContext {
   readonly databasePath: string;
   /** The sidecar's complete environment (the model backend's). */
   readonly sidecarEnv: Readonly<Record<string, string | undefined>>;
+  /** The sidecar script to run; unset: the sidecar package's own built entry. */
+  readonly sidecarEntry?: string;
   readonly allowRoots: readonly string[];
   readonly defaultCwd: string;
   readonly toolTimeoutMs: number | undefined;

@@ -49,6 +49,8 @@ export interface SidecarConnectionOptions {
   /** The sidecar's complete environment: the model backend's (its Claude Code children inherit it). */
   env: Readonly<Record<string, string | undefined>>;
   cwd?: string;
+  /** The sidecar script; unset: the sidecar package's built entry (checked to be fresh). */
+  entry?: string;
   requestTimeoutMs?: number;
   /** How long `stop()` waits for a clean exit before SIGTERM, then SIGKILL of the group. Default 10 s. */
   stopTimeoutMs?: number;
@@ -66,6 +68,7 @@ export async function spawnSidecarConnection(options: SidecarConnectionOptions):
       ...(options.hostMark === undefined ? {} : { [HOST_MARK_VARIABLE]: options.hostMark }),
     },
     cwd: options.cwd,
+    entry: options.entry,
     requestTimeoutMs: options.requestTimeoutMs,
   });
   // Tools Claude Code ran in process groups of their own escape a group kill; they still carry the mark.
