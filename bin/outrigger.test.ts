@@ -27,7 +27,7 @@ function run(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv 
 test('--help lists every subcommand and exits 0', () => {
   const result = run(['--help']);
   assert.equal(result.status, 0);
-  for (const name of ['chat', 'sidecar', 'mock-anthropic']) assert.match(result.stdout, new RegExp(`^  ${name} `, 'm'));
+  for (const name of ['chat', 'doctor', 'sidecar', 'mock-anthropic']) assert.match(result.stdout, new RegExp(`^  ${name} `, 'm'));
   assert.match(result.stdout, /^ {2}chat .*\(also: start\)$/m);
 });
 
@@ -45,6 +45,7 @@ test('every subcommand answers --help and -h with its usage and exits 0, without
     [['sidecar', '--help'], /^usage: outrigger sidecar/],
     [['sidecar', '-h'], /^usage: outrigger sidecar/],
     [['mock-anthropic', '--help'], /^usage: outrigger mock-anthropic/],
+    [['doctor', '--help'], /^usage: outrigger doctor/],
   ] as const) {
     // With no input at all, a sidecar that started would answer nothing and exit; help must still print.
     const result = run([...args]);
@@ -62,7 +63,7 @@ test('an unknown subcommand names itself on stderr and exits 2', () => {
 });
 
 test('an unknown option is a usage error (exit 2) for every subcommand, not a stack trace', () => {
-  for (const name of ['chat', 'sidecar', 'mock-anthropic']) {
+  for (const name of ['chat', 'doctor', 'sidecar', 'mock-anthropic']) {
     const result = run([name, '--bogus']);
     assert.equal(result.status, 2, name);
     assert.match(result.stderr, new RegExp(`^outrigger ${name}: Unknown option '--bogus'`), name);

@@ -32,8 +32,8 @@ export const DEMO_KEYWORDS: readonly (readonly [keyword: string, effect: string]
   ['slow / cancel', 'a 20 s stream to stop halfway (Stop or Esc in the web UI, Ctrl-C in the chat)'],
 ];
 
-/** Why the real model was chosen, in a few words. */
-function credentialReason(credential: ModelCredential): string {
+/** Why the real model was chosen, in a few words (also `outrigger doctor`'s credential line). */
+export function credentialReason(credential: ModelCredential): string {
   switch (credential.source) {
     case 'environment':
       return `${credential.variable} is set in the environment`;
