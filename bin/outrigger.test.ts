@@ -27,7 +27,8 @@ function run(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv 
 test('--help lists every subcommand and exits 0', () => {
   const result = run(['--help']);
   assert.equal(result.status, 0);
-  for (const name of ['chat', 'doctor', 'sidecar', 'mock-anthropic']) assert.match(result.stdout, new RegExp(`^  ${name} `, 'm'));
+  for (const name of ['chat', 'doctor', 'sidecar', 'mock-anthropic'])
+    assert.match(result.stdout, new RegExp(`^  ${name} `, 'm'));
   assert.match(result.stdout, /^ {2}chat .*\(also: start\)$/m);
 });
 
