@@ -14,6 +14,7 @@ import {
   assertOk,
   CANCEL_BUDGETS,
   type ControlSession,
+  newTurnId,
   openControlSession,
 } from './controlSession.ts';
 import type { Answer, LoggedLine } from './controlSidecar.ts';
@@ -44,8 +45,6 @@ describe('cancel through the real sidecar and Claude Code', () => {
   after(async () => {
     await session?.close();
   });
-
-  const newTurnId = (label: string): string => `${label}-${randomUUID()}`;
 
   /** Starts a turn whose answer streams for `chunks × 100 ms` and resolves once its output is flowing. */
   const startStreamingTurn = async (

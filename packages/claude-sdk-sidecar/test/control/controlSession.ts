@@ -39,6 +39,9 @@ export interface ControlSession {
   close(): Promise<void>;
 }
 
+/** A fresh turn id that says which step of a test it belongs to. */
+export const newTurnId = (label: string): string => `${label}-${randomUUID()}`;
+
 export function assertOk(answer: Answer, request: string): void {
   assert.equal(answer.type, 'ok', `${request} answered error: ${JSON.stringify(answer.payload)}`);
 }

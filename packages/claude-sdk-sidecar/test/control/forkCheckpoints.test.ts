@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { assertOk, type ControlSession, openControlSession } from './controlSession.ts';
+import { assertOk, type ControlSession, newTurnId, openControlSession } from './controlSession.ts';
 import { slowText } from './scriptedModel.ts';
 
 /*
@@ -20,7 +19,6 @@ describe('inspect_fork_checkpoints after a guide and a cancel, through the real 
     await session?.close();
   });
 
-  const newTurnId = (label: string): string => `${label}-${randomUUID()}`;
   const text = (answer: string) => ({ prompt: { content: [{ type: 'text' as const, text: answer }] } });
 
   it('lists every turn and each guide prompt, both named by events, and no interruption marker', async () => {

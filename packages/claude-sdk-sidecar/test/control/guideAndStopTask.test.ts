@@ -8,7 +8,7 @@ import {
   waitUntilGone,
   youngestChild,
 } from '../../src/testing/processTree.ts';
-import { allowApproval, assertOk, type ControlSession, openControlSession } from './controlSession.ts';
+import { allowApproval, assertOk, type ControlSession, newTurnId, openControlSession } from './controlSession.ts';
 import type { Answer, LoggedLine } from './controlSidecar.ts';
 import { slowText } from './scriptedModel.ts';
 
@@ -31,8 +31,6 @@ describe('guide and stop_task through the real sidecar and Claude Code', () => {
       }
     }
   });
-
-  const newTurnId = (label: string): string => `${label}-${randomUUID()}`;
 
   const stopTask = (fields: { taskId?: string; toolCallId?: string }): Promise<Answer> =>
     session.sidecar.request('stop_task', { agentSessionId: session.agentSessionId, ...fields }, { timeoutMs: 15_000 });

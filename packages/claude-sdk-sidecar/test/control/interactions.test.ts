@@ -5,9 +5,16 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { MockReply } from '@outrigger/mock-anthropic';
 import { contractQuestionId } from '../../src/interaction/askUserQuestion.ts';
-import { ALLOW, assertOk, type ControlSession, type InteractionAnswer, openControlSession } from './controlSession.ts';
+import {
+  ALLOW,
+  assertOk,
+  type ControlSession,
+  type InteractionAnswer,
+  newTurnId,
+  openControlSession,
+} from './controlSession.ts';
 import type { LoggedLine } from './controlSidecar.ts';
-import { bashCall, slowText } from './scriptedModel.ts';
+import { askUserQuestionCall, bashCall, slowText } from './scriptedModel.ts';
 
 const APPROVAL_OPTIONS = [
   { kind: 'allow_always', name: 'Allow for session', optionId: 'allow_always' },
@@ -25,8 +32,6 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
   after(async () => {
     await session?.close();
   });
-
-  const newTurnId = (label: string): string => `${label}-${randomUUID()}`;
 
   /** Runs a turn whose model asks for `reply` and resolves with the interaction event it publishes. */
   const startInteraction = async (
@@ -171,9 +176,7 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
       ],
       multiSelect: false,
     };
-    const ask = await startInteraction(turnId, 'user_input_requested', {
-      content: [{ type: 'tool_use', name: 'AskUserQuestion', input: { questions: [asked, unicode] } }],
-    });
+    const ask = await startInteraction(turnId, 'user_input_requested', askUserQuestionCall([asked, unicode]));
     assert.equal(ask.payload.toolName, 'AskUserQuestion');
     // A host computes each id from the question it was shown, as Claude Code sent it (Claude Code puts the
     // keys in its own order: question, header, options, multiSelect), without the id the sidecar added.
@@ -227,27 +230,16 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
 
   it('declines a question answered with reject: the model gets an is_error tool_result and the turn goes on', async () => {
     const turnId = newTurnId('question-declined');
-    const ask = await startInteraction(turnId, 'user_input_requested', {
-      content: [
-        {
-          type: 'tool_use',
-          name: 'AskUserQuestion',
-          input: {
-            questions: [
-              {
-                question: 'Proceed?',
-                header: 'Go',
-                options: [
-                  { label: 'Yes', description: 'Go on' },
-                  { label: 'No', description: 'Stop here' },
-                ],
-                multiSelect: false,
-              },
-            ],
-          },
-        },
+    const proceed = {
+      question: 'Proceed?',
+      header: 'Go',
+      options: [
+        { label: 'Yes', description: 'Go on' },
+        { label: 'No', description: 'Stop here' },
       ],
-    });
+      multiSelect: false,
+    };
+    const ask = await startInteraction(turnId, 'user_input_requested', askUserQuestionCall([proceed]));
     assert.deepEqual(ask.payload.options, [], 'a question offers no options: the answers go in the payload');
     const requestId = String(ask.payload.requestId);
     // The answers are ignored: a refusal in action or optionId declines the whole question.

@@ -70,3 +70,7 @@ export function slowText(chunks: number): MockReply {
 export function bashCall(command: string): MockReply {
   return { content: [{ type: 'tool_use', name: 'Bash', input: { command, description: 'Run a test command' } }] };
 }
+
+export function askUserQuestionCall(questions: readonly Record<string, unknown>[]): MockReply {
+  return { content: [{ type: 'tool_use', name: 'AskUserQuestion', input: { questions } }] };
+}
