@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { credentialFreeEnv } from '../../packages/host/test/harness/serveChild.ts';
 
 const cli = fileURLToPath(new URL('../outrigger.ts', import.meta.url));
 
@@ -60,12 +61,7 @@ test('`outrigger serve --host 0.0.0.0` without TLS is refused with the ways on, 
 
 /** The environment of a machine with no Claude credential at all, so `serve` picks the demo model. */
 function demoEnv(claudeConfigDir: string): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !name.startsWith('npm_') && !name.startsWith('ANTHROPIC_') && !name.startsWith('CLAUDE_'),
-    ),
-  );
-  return { ...env, CLAUDE_CONFIG_DIR: claudeConfigDir };
+  return { ...credentialFreeEnv(), CLAUDE_CONFIG_DIR: claudeConfigDir };
 }
 
 /**

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,8 @@ import {
   slowText,
   startScriptedModel,
 } from '../../packages/claude-sdk-sidecar/test/control/scriptedModel.ts';
+import { assertNoProcessesLeft } from '../../packages/host/test/harness/processes.ts';
+import { credentialFreeEnv, spawnServe } from '../../packages/host/test/harness/serveChild.ts';
 import { packRelease, type ReleaseTarball } from '../../release/packRelease.ts';
 import { tarballProblems } from '../../release/tarballAudit.ts';
 import { SeedReadmeClient } from './seedReadmeClient.ts';
@@ -30,14 +32,9 @@ let globalBin: string;
 let consumer: string;
 
 /** A machine with no Claude credential and its own home: `serve` picks the demo model, data lands under XDG. */
-function userEnv(home: string): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !name.startsWith('npm_') && !name.startsWith('ANTHROPIC_') && !name.startsWith('CLAUDE_'),
-    ),
-  );
+function userEnv(home: string): Record<string, string> {
   return {
-    ...env,
+    ...credentialFreeEnv(),
     HOME: home,
     XDG_DATA_HOME: join(home, '.local', 'share'),
     OUTRIGGER_DATA_DIR: '',
@@ -108,30 +105,13 @@ test('installed `outrigger`: --version, serve from an empty directory, one demo 
   const expected = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
   assert.equal(version.stdout, `outrigger ${expected}\n`);
 
-  const child = spawn(globalBin, ['serve', '--port', '0'], { env, cwd: project, stdio: 'pipe' });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const mark = `install-${process.pid}`;
+  const serve = await spawnServe({ executable: globalBin, args: ['--port', '0'], env, cwd: project, mark });
   try {
-    const deadline = Date.now() + 60_000;
-    let url: URL | undefined;
-    while (url === undefined) {
-      const printed = /(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(stdout)?.[1];
-      if (printed !== undefined) url = new URL(printed);
-      else if (child.exitCode !== null || Date.now() > deadline) assert.fail(`serve did not start: ${stdout}${stderr}`);
-      else await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    assert.match(stdout, /DEMO MODEL/);
+    assert.match(serve.output(), /DEMO MODEL/);
     const dataDir = join(home, '.local', 'share', 'outrigger');
-    assert.ok(stdout.includes(`Data in ${dataDir}`), stdout);
-    const token = url.searchParams.get('token') ?? '';
-    const base = url.origin;
+    assert.ok(serve.output().includes(`Data in ${dataDir}`), serve.output());
+    const { baseUrl: base, token } = serve;
     const api = async (path: string, init: RequestInit = {}) => {
       const response = await fetch(`${base}${path}`, {
         ...init,
@@ -141,7 +121,7 @@ test('installed `outrigger`: --version, serve from an empty directory, one demo 
       const body: any = await response.json().catch(() => undefined);
       return { status: response.status, body };
     };
-    const page = await fetch(url);
+    const page = await fetch(serve.url);
     assert.equal(page.status, 200);
     assert.match(await page.text(), /<div id="root">|<script/);
 
@@ -160,7 +140,7 @@ test('installed `outrigger`: --version, serve from an empty directory, one demo 
     for (;;) {
       const messages = await api(`/api/sessions/${sessionId}/messages`);
       if (/Outrigger demo model/.test(JSON.stringify(messages.body))) break;
-      if (Date.now() > answerBy) assert.fail(`no demo answer: ${JSON.stringify(messages.body)}\n${stderr}`);
+      if (Date.now() > answerBy) assert.fail(`no demo answer: ${JSON.stringify(messages.body)}\n${serve.output()}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
 
@@ -189,9 +169,9 @@ console.log(JSON.stringify({ line: line.kind, version: info.version, sessions: s
     assert.match(doctor.stdout, /^note +credential +none found, so the offline demo model answers/m);
     assert.doesNotMatch(doctor.stdout, /^FAIL/m);
   } finally {
-    child.kill('SIGTERM');
-    await exited;
+    await serve.stop();
   }
+  await assertNoProcessesLeft(mark);
 });
 
 test('the installed sidecar bin, driven by a client that knows only the seed README: session, turn, approval, cancel', async () => {

@@ -20,6 +20,22 @@ export interface ServeChild {
 }
 
 /**
+ * This process's environment without npm's variables and without any Claude credential or config: a machine
+ * on which `serve` picks the offline demo model.
+ */
+export function credentialFreeEnv(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] =>
+        entry[1] !== undefined &&
+        !entry[0].startsWith('npm_') &&
+        !entry[0].startsWith('ANTHROPIC_') &&
+        !entry[0].startsWith('CLAUDE_'),
+    ),
+  );
+}
+
+/**
  * The environment of an `outrigger serve` whose sidecar runs scripted test-driver sessions (no Claude Code),
  * with `home` as HOME. A credential variable keeps the CLI off the demo model; it points nowhere, and the
  * test driver never calls it.
@@ -35,17 +51,23 @@ export function testDriverServeEnv(home: string, extra: Record<string, string> =
 }
 
 /**
- * Runs `node bin/outrigger.ts serve ARGS` with exactly `env` (plus the test mark) and waits for the URL
- * line. Fails with the output when it exits first or prints no URL within `timeoutMs`.
+ * Runs `node bin/outrigger.ts serve ARGS` (or `EXECUTABLE serve ARGS`) with exactly `env` (plus the test
+ * mark) and waits for the URL line. Fails with the output when it exits first or prints no URL within
+ * `timeoutMs`.
  */
 export async function spawnServe(options: {
   args: string[];
   env: Record<string, string>;
   mark: string;
+  /** An installed `outrigger` to run instead of this checkout's CLI. */
+  executable?: string;
+  cwd?: string;
   timeoutMs?: number;
 }): Promise<ServeChild> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...options.args], {
+  const [command, prefix] = options.executable === undefined ? [process.execPath, [CLI]] : [options.executable, []];
+  const child = spawn(command, [...prefix, 'serve', ...options.args], {
     env: { ...options.env, [TEST_MARK_VARIABLE]: options.mark },
+    cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
