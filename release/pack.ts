@@ -16,13 +16,7 @@ const report = tarballs.map((tarball) => ({
   bytes: tarball.bytes,
   unpackedBytes: tarball.unpackedBytes,
   files: tarball.files.length,
-  problems: tarballProblems(tarball, (path) =>
-    readFileSync(join(outDir, 'stage', stageFolder(tarball.name), path), 'utf8'),
-  ),
+  problems: tarballProblems(tarball, (path) => readFileSync(join(tarball.stagedDir, path), 'utf8')),
 }));
 process.stdout.write(`${JSON.stringify({ versionMismatches: mismatches, tarballs: report }, null, 2)}\n`);
 if (mismatches.length > 0 || report.some((entry) => entry.problems.length > 0)) process.exitCode = 1;
-
-function stageFolder(name: string): string {
-  return name.replace(/^@outrigger\//, '');
-}

@@ -22,6 +22,8 @@ export interface ReleaseTarball {
   readonly version: string;
   /** The `.tgz`, in the output directory. */
   readonly file: string;
+  /** The staged directory it was packed from (`outDir/stage/…`). */
+  readonly stagedDir: string;
   /** Compressed. */
   readonly bytes: number;
   readonly unpackedBytes: number;
@@ -74,6 +76,7 @@ async function npmPack(dir: string, outDir: string): Promise<ReleaseTarball> {
     name: entry.name,
     version: entry.version,
     file: join(outDir, entry.filename),
+    stagedDir: dir,
     bytes: entry.size,
     unpackedBytes: entry.unpackedSize,
     files: entry.files.map(({ path, size }) => ({ path, size })),

@@ -8,6 +8,7 @@ function tarball(paths: string[], bytes = 1000): ReleaseTarball {
     name: '@outrigger/protocol',
     version: '0.1.0',
     file: '/tmp/x.tgz',
+    stagedDir: '/tmp/stage/protocol',
     bytes,
     unpackedBytes: bytes * 4,
     files: paths.map((path) => ({ path, size: 10 })),

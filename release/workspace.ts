@@ -10,6 +10,8 @@ export interface WorkspaceManifest {
   readonly description?: string;
   readonly license?: string;
   readonly private?: boolean;
+  /** Subpath → source module, as the workspace resolves it. */
+  readonly exports?: Readonly<Record<string, string>>;
   readonly dependencies?: Readonly<Record<string, string>>;
   readonly devDependencies?: Readonly<Record<string, string>>;
 }

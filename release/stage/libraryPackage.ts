@@ -15,15 +15,13 @@ function publishedExport(source: string): { types: string; default: string } {
  * `./testing`, each with its declarations first.
  */
 export async function stageLibrary(folder: LibraryFolder, compiled: string, stageDir: string): Promise<string> {
-  const source = readWorkspaceManifest(folder) as ReturnType<typeof readWorkspaceManifest> & {
-    exports: Record<string, string>;
-  };
+  const source = readWorkspaceManifest(folder);
   const dir = join(stageDir, folder);
   await copyBuilt(join(compiled, folder, 'src'), join(dir, 'lib'));
   await copyBuilt(workspacePath(folder, 'schema'), join(dir, 'schema'));
   await copyFile(workspacePath(folder, 'README.md'), join(dir, 'README.md'));
   const exports = Object.fromEntries(
-    Object.entries(source.exports)
+    Object.entries(source.exports ?? {})
       .filter(([subpath]) => subpath !== './testing')
       .map(([subpath, file]) => [subpath, publishedExport(file)]),
   );
