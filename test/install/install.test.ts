@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,8 @@ import {
   startScriptedModel,
 } from '../../packages/claude-sdk-sidecar/test/control/scriptedModel.ts';
 import { assertNoProcessesLeft } from '../../packages/host/test/harness/processes.ts';
-import { credentialFreeEnv, spawnServe } from '../../packages/host/test/harness/serveChild.ts';
+import { credentialFreeEnv, type ServeChild, spawnServe } from '../../packages/host/test/harness/serveChild.ts';
+import { isAtLeast, REQUIRED_NODE } from '../../release/launcher/nodeRequirement.ts';
 import { packRelease, type ReleaseTarball } from '../../release/packRelease.ts';
 import { tarballProblems } from '../../release/tarballAudit.ts';
 import { SeedReadmeClient } from './seedReadmeClient.ts';
@@ -40,6 +41,48 @@ function userEnv(home: string): Record<string, string> {
     OUTRIGGER_DATA_DIR: '',
     PATH: `${NODE_DIR}:${process.env.PATH ?? ''}`,
   };
+}
+
+/** The host's JSON API as an outside client calls it: plain fetch with the bearer token. */
+function hostApi(serve: ServeChild) {
+  return async (path: string, init: RequestInit = {}) => {
+    const response = await fetch(`${serve.baseUrl}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${serve.token}`, 'content-type': 'application/json' },
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: the host's JSON, read as an outside client reads it
+    const body: any = await response.json().catch(() => undefined);
+    return { status: response.status, body };
+  };
+}
+
+/** Creates a session in `cwd`, posts `prompt` and waits (90 s at most) for messages that match `answer`. */
+async function answerOneTurn(serve: ServeChild, cwd: string, prompt: string, answer: RegExp): Promise<void> {
+  const api = hostApi(serve);
+  const created = await api('/api/sessions', { method: 'POST', body: JSON.stringify({ cwd }) });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const sessionId: string = created.body.id;
+  const posted = await api(`/api/sessions/${sessionId}/turns`, { method: 'POST', body: JSON.stringify({ prompt }) });
+  assert.equal(posted.status, 202, JSON.stringify(posted.body));
+  const answerBy = Date.now() + 90_000;
+  for (;;) {
+    const messages = await api(`/api/sessions/${sessionId}/messages`);
+    if (answer.test(JSON.stringify(messages.body))) return;
+    if (Date.now() > answerBy) assert.fail(`no answer ${answer}: ${JSON.stringify(messages.body)}\n${serve.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Where an older Node usually is: Debian's package, and whatever `node` is first on PATH. */
+const OLD_NODE_CANDIDATES = ['/usr/bin/node', '/usr/local/bin/node', 'node'];
+
+function olderNode(): { path: string; version: string } | undefined {
+  for (const path of OLD_NODE_CANDIDATES) {
+    const probe = spawnSync(path, ['--version'], { encoding: 'utf8' });
+    const version = probe.status === 0 ? probe.stdout.trim() : '';
+    if (version !== '' && !isAtLeast(version, REQUIRED_NODE)) return { path, version: version.replace(/^v/, '') };
+  }
+  return undefined;
 }
 
 function tarballOf(name: string): string {
@@ -111,16 +154,7 @@ test('installed `outrigger`: --version, serve from an empty directory, one demo 
     assert.match(serve.output(), /DEMO MODEL/);
     const dataDir = join(home, '.local', 'share', 'outrigger');
     assert.ok(serve.output().includes(`Data in ${dataDir}`), serve.output());
-    const { baseUrl: base, token } = serve;
-    const api = async (path: string, init: RequestInit = {}) => {
-      const response = await fetch(`${base}${path}`, {
-        ...init,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      });
-      // biome-ignore lint/suspicious/noExplicitAny: the host's JSON, read as an outside client reads it
-      const body: any = await response.json().catch(() => undefined);
-      return { status: response.status, body };
-    };
+    const api = hostApi(serve);
     const page = await fetch(serve.url);
     assert.equal(page.status, 200);
     assert.match(await page.text(), /<div id="root">|<script/);
@@ -128,21 +162,7 @@ test('installed `outrigger`: --version, serve from an empty directory, one demo 
     const info = await api('/api/info');
     assert.equal(info.body.version, expected, '/api/info agrees with --version');
     assert.equal(info.body.defaultCwd, project, 'a new session starts where serve was started');
-    const created = await api('/api/sessions', { method: 'POST', body: JSON.stringify({ cwd: info.body.defaultCwd }) });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    const sessionId: string = created.body.id;
-    const posted = await api(`/api/sessions/${sessionId}/turns`, {
-      method: 'POST',
-      body: JSON.stringify({ prompt: 'hello' }),
-    });
-    assert.equal(posted.status, 202, JSON.stringify(posted.body));
-    const answerBy = Date.now() + 90_000;
-    for (;;) {
-      const messages = await api(`/api/sessions/${sessionId}/messages`);
-      if (/Outrigger demo model/.test(JSON.stringify(messages.body))) break;
-      if (Date.now() > answerBy) assert.fail(`no demo answer: ${JSON.stringify(messages.body)}\n${serve.output()}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    await answerOneTurn(serve, info.body.defaultCwd, 'hello', /Outrigger demo model/);
 
     // The libraries from a plain ESM script: validate a protocol line, call the running host with the typed client.
     const script = join(consumer, 'use-libraries.mjs');
@@ -157,7 +177,7 @@ const sessions = await client.call('listSessions');
 console.log(JSON.stringify({ line: line.kind, version: info.version, sessions: sessions.sessions.length }));
 `,
     );
-    const used = await run(process.execPath, [script, base, token], { cwd: consumer });
+    const used = await run(process.execPath, [script, serve.baseUrl, serve.token], { cwd: consumer });
     assert.deepEqual(JSON.parse(used.stdout), { line: 'request', version: expected, sessions: 1 });
 
     const doctor = await run(globalBin, ['doctor', '--port', '0'], { env, cwd: project }).catch(
@@ -172,6 +192,59 @@ console.log(JSON.stringify({ line: line.kind, version: info.version, sessions: s
     await serve.stop();
   }
   await assertNoProcessesLeft(mark);
+});
+
+test('installed `outrigger` with a credential: doctor names where it was found (never its value), Claude Code answers', async () => {
+  const model = await startScriptedModel();
+  const home = await createClaudeTestHome({ baseUrl: model.url });
+  const env = { ...home.env, PATH: `${NODE_DIR}:${home.env.PATH}` };
+  const mark = `install-credential-${process.pid}`;
+  try {
+    const doctor = await run(globalBin, ['doctor', '--port', '0', '--data-dir', join(root, 'credential-data')], {
+      env,
+      cwd: home.cwd,
+    });
+    assert.match(doctor.stdout, /^ok +credential +Claude answers: .*ANTHROPIC_API_KEY/m, doctor.stdout);
+    assert.ok(!doctor.stdout.includes(home.env.ANTHROPIC_API_KEY ?? '?'), 'doctor never prints the credential');
+
+    const serve = await spawnServe({
+      executable: globalBin,
+      args: ['--port', '0', '--data-dir', join(root, 'credential-data')],
+      env,
+      cwd: home.cwd,
+      mark,
+    });
+    try {
+      assert.doesNotMatch(serve.output(), /DEMO MODEL/);
+      const prompt = model.prompt('Say hello.', {
+        prompt: { content: [{ type: 'text', text: 'Hello through the installed host.' }] },
+      });
+      await answerOneTurn(serve, home.cwd, prompt, /Hello through the installed host\./);
+    } finally {
+      await serve.stop();
+    }
+    await assertNoProcessesLeft(mark);
+  } finally {
+    await home.cleanup();
+    await model.close();
+  }
+});
+
+test('installed `outrigger` on a Node older than it needs: one clear line and exit 1, no stack trace', async (t) => {
+  const older = olderNode();
+  if (older === undefined) {
+    t.skip(`no Node older than ${REQUIRED_NODE} on this machine (${OLD_NODE_CANDIDATES.join(', ')})`);
+    return;
+  }
+  const launcher = join(root, 'global', 'lib', 'node_modules', 'outrigger', 'dist', 'outrigger.js');
+  const result = spawnSync(older.path, [launcher, '--version'], { encoding: 'utf8' });
+  assert.equal(result.status, 1, result.stderr);
+  assert.equal(result.stdout, '');
+  const lines = result.stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 1, result.stderr);
+  assert.match(lines[0] ?? '', new RegExp(`needs Node\\.js ${REQUIRED_NODE.replaceAll('.', '\\.')} or newer`));
+  assert.ok(lines[0]?.includes(`this is Node.js ${older.version}`), lines[0]);
+  assert.match(lines[0] ?? '', /https:\/\/nodejs\.org/);
 });
 
 test('the installed sidecar bin, driven by a client that knows only the seed README: session, turn, approval, cancel', async () => {
