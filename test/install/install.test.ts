@@ -14,6 +14,7 @@ import {
 } from '../../packages/claude-sdk-sidecar/test/control/scriptedModel.ts';
 import { assertNoProcessesLeft } from '../../packages/host/test/harness/processes.ts';
 import { credentialFreeEnv, type ServeChild, spawnServe } from '../../packages/host/test/harness/serveChild.ts';
+import { runTurnToDone } from '../../packages/host/test/harness/sseReader.ts';
 import { isAtLeast, REQUIRED_NODE } from '../../release/launcher/nodeRequirement.ts';
 import { packRelease, type ReleaseTarball } from '../../release/packRelease.ts';
 import { tarballProblems } from '../../release/tarballAudit.ts';
@@ -43,34 +44,13 @@ function userEnv(home: string): Record<string, string> {
   };
 }
 
-/** The host's JSON API as an outside client calls it: plain fetch with the bearer token. */
-function hostApi(serve: ServeChild) {
-  return async (path: string, init: RequestInit = {}) => {
-    const response = await fetch(`${serve.baseUrl}${path}`, {
-      ...init,
-      headers: { authorization: `Bearer ${serve.token}`, 'content-type': 'application/json' },
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: the host's JSON, read as an outside client reads it
-    const body: any = await response.json().catch(() => undefined);
-    return { status: response.status, body };
-  };
-}
-
-/** Creates a session in `cwd`, posts `prompt` and waits (90 s at most) for messages that match `answer`. */
+/** Creates a session in `cwd`, runs `prompt` to its end, and asserts it completed with messages matching `answer`. */
 async function answerOneTurn(serve: ServeChild, cwd: string, prompt: string, answer: RegExp): Promise<void> {
-  const api = hostApi(serve);
-  const created = await api('/api/sessions', { method: 'POST', body: JSON.stringify({ cwd }) });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  const sessionId: string = created.body.id;
-  const posted = await api(`/api/sessions/${sessionId}/turns`, { method: 'POST', body: JSON.stringify({ prompt }) });
-  assert.equal(posted.status, 202, JSON.stringify(posted.body));
-  const answerBy = Date.now() + 90_000;
-  for (;;) {
-    const messages = await api(`/api/sessions/${sessionId}/messages`);
-    if (answer.test(JSON.stringify(messages.body))) return;
-    if (Date.now() > answerBy) assert.fail(`no answer ${answer}: ${JSON.stringify(messages.body)}\n${serve.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  const { id } = await serve.client.call('createSession', { body: { cwd } });
+  const { frames } = await runTurnToDone(serve.client, id, prompt);
+  assert.equal((frames.at(-1)?.data as { outcome?: string } | undefined)?.outcome, 'completed', serve.output());
+  const page = await serve.client.call('listMessages', { params: { id } });
+  assert.match(JSON.stringify(page.messages), answer);
 }
 
 /** Where an older Node usually is: Debian's package, and whatever `node` is first on PATH. */
@@ -154,15 +134,14 @@ test('installed `outrigger`: --version, serve from an empty directory, one demo 
     assert.match(serve.output(), /DEMO MODEL/);
     const dataDir = join(home, '.local', 'share', 'outrigger');
     assert.ok(serve.output().includes(`Data in ${dataDir}`), serve.output());
-    const api = hostApi(serve);
     const page = await fetch(serve.url);
     assert.equal(page.status, 200);
     assert.match(await page.text(), /<div id="root">|<script/);
 
-    const info = await api('/api/info');
-    assert.equal(info.body.version, expected, '/api/info agrees with --version');
-    assert.equal(info.body.defaultCwd, project, 'a new session starts where serve was started');
-    await answerOneTurn(serve, info.body.defaultCwd, 'hello', /Outrigger demo model/);
+    const info = await serve.client.call('info');
+    assert.equal(info.version, expected, '/api/info agrees with --version');
+    assert.equal(info.defaultCwd, project, 'a new session starts where serve was started');
+    await answerOneTurn(serve, project, 'hello', /Outrigger demo model/);
 
     // The libraries from a plain ESM script: validate a protocol line, call the running host with the typed client.
     const script = join(consumer, 'use-libraries.mjs');
@@ -205,7 +184,9 @@ test('installed `outrigger` with a credential: doctor names where it was found (
       cwd: home.cwd,
     });
     assert.match(doctor.stdout, /^ok +credential +Claude answers: .*ANTHROPIC_API_KEY/m, doctor.stdout);
-    assert.ok(!doctor.stdout.includes(home.env.ANTHROPIC_API_KEY ?? '?'), 'doctor never prints the credential');
+    const key = home.env.ANTHROPIC_API_KEY;
+    assert.ok(key, 'the test home carries a key');
+    assert.ok(!doctor.stdout.includes(key), 'doctor never prints the credential');
 
     const serve = await spawnServe({
       executable: globalBin,
