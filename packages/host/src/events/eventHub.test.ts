@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { EventStream } from '../service/hostService.ts';
 import { openFaultInjectingSqliteStore } from '../store/faultInjectingStore.ts';
 import type { WriteUnit } from '../store/hostStore.ts';
 import { SqliteHostStore } from '../store/sqlite/sqliteHostStore.ts';
 import { testSession } from '../store/testRecords.ts';
 import { CommitPublisher } from './commitPublisher.ts';
 import { EventHub, type EventLogReader } from './eventHub.ts';
+import type { EventStream } from './eventStream.ts';
 
 function titleUnit(sessionId: string, n: number): WriteUnit {
   return { sessionEvents: [{ type: 'title', data: { session_id: sessionId, title: `t${n}` } }] };

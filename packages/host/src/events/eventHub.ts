@@ -1,6 +1,6 @@
 import type { HostEvent, SessionEvent } from '@outrigger/host-api';
-import type { EventStream } from '../service/hostService.ts';
 import type { HostStoreReader } from '../store/hostStore.ts';
+import type { EventStream } from './eventStream.ts';
 
 /** The reads a hub replays from: the store's event logs. */
 export type EventLogReader = Pick<HostStoreReader, 'readSessionEvents' | 'readHostEvents'>;

@@ -11,8 +11,8 @@ import {
 } from '@outrigger/host-api';
 import type { Context } from 'hono';
 import type { z } from 'zod';
+import type { EventStream } from '../events/eventStream.ts';
 import { HostError } from '../hostError.ts';
-import type { EventStream } from '../service/hostService.ts';
 import { readJsonBody, readQuery } from './requestInput.ts';
 import { bodyOf, type Env, type RouteContext, type RouteHandler } from './routeContext.ts';
 import { bodyLimitOf } from './routeHandlers.ts';

@@ -25,17 +25,7 @@ import type {
   Task,
   ToolResultBlock,
 } from '@outrigger/host-api';
-
-/**
- * A live, gapless view of an event log: first every stored event after `afterSeq`, then each new one
- * as it is committed, in `seq` order, never twice. A consumer that falls too far behind is cut off
- * (`ended` resolves with `slow_consumer`) and reconnects with its last seq; others are never delayed.
- */
-export interface EventStream<E> extends AsyncIterable<E> {
-  /** Why the stream ended: the consumer closed it, it fell behind, or the host is shutting down. */
-  readonly ended: Promise<'closed' | 'slow_consumer' | 'shutdown'>;
-  close(): void;
-}
+import type { EventStream } from '../events/eventStream.ts';
 
 /**
  * What the HTTP layer asks of the host, one method per route. Every method validates what the

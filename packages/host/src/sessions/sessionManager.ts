@@ -30,12 +30,13 @@ import {
   type ToolResultBlock,
 } from '@outrigger/host-api';
 import type { ForkSessionResult, SidecarEvent } from '@outrigger/protocol';
+import type { EventStream } from '../events/eventStream.ts';
 import { HostError } from '../hostError.ts';
 import { errorName } from '../logging/errorName.ts';
 import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import type { NewForkInit, NewSessionInit } from '../projection/projectedSessionLedger.ts';
 import { isTerminalTurn } from '../projection/sessionStatus.ts';
-import type { EventStream, HostService } from '../service/hostService.ts';
+import type { HostService } from '../service/hostService.ts';
 import { classifySidecarFailure } from '../sidecar/sidecarFailure.ts';
 import type { SidecarExitReport, SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
 import type { HostStoreReader, MessageRecordPage, SessionSnapshotRecords } from '../store/hostStore.ts';

@@ -8,8 +8,9 @@ import type {
   SessionSnapshot,
 } from '@outrigger/host-api';
 import { hostLimits } from '@outrigger/host-api';
+import type { EventStream } from '../../events/eventStream.ts';
 import { HostError } from '../../hostError.ts';
-import type { EventStream, HostService } from '../../service/hostService.ts';
+import type { HostService } from '../../service/hostService.ts';
 import { MemoryEventLog } from './memoryEventLog.ts';
 
 type Method = Exclude<keyof HostService, 'info'>;

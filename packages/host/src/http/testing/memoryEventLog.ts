@@ -1,4 +1,4 @@
-import type { EventStream } from '../../service/hostService.ts';
+import type { EventStream } from '../../events/eventStream.ts';
 
 type Sequenced = { data: { seq: number } };
 type EndReason = 'closed' | 'slow_consumer' | 'shutdown';
