@@ -91,7 +91,7 @@ const FORK_TIMEOUT_MS = 120_000;
 /**
  * The host's core (`HostService`): sessions over the one supervised sidecar, each driven by its
  * `HostSession` (per-session serial queue), rows and events through the projection's ledgers, reads
- * straight from the store. `open()` recovers what a previous run left running (invariant 8).
+ * straight from the store. `open()` recovers what a previous run left running (*a restart ends what ran*).
  */
 export class SessionManager implements HostService {
   readonly #options: SessionManagerOptions;
