@@ -400,7 +400,7 @@ export class HostSession {
   }
 
   /**
-   * Invariant 8: what a previous run of the host left running is over (`interrupted`, one `done` each),
+   * *A restart ends what ran*: what a previous run of the host left running is over (`interrupted`, one `done` each),
    * what it left pending is superseded. Also what a shutdown does before it stops the sidecar.
    */
   recover(): Promise<void> {
