@@ -33,6 +33,8 @@ export const hostErrorCodes = [
   'sidecar_unavailable',
   /** 503: the store refused a write; nothing of the request was kept. */
   'store_unavailable',
+  /** 503: git failed (not installed, a damaged shadow repository, a locked index); the message says which. */
+  'git_unavailable',
   /** 500: a bug. The log has the details (never the prompt). */
   'internal',
 ] as const;
@@ -70,5 +72,6 @@ export const hostErrorStatus: Readonly<Record<HostErrorCode, number>> = {
   unsupported_media_type: 415,
   sidecar_unavailable: 503,
   store_unavailable: 503,
+  git_unavailable: 503,
   internal: 500,
 };

@@ -1,3 +1,4 @@
+export * from './checkpoints.ts';
 export { type CallOptions, HostApiError, HostClient, type HostClientOptions } from './client/hostClient.ts';
 export { readSseFrames, type SseFrame } from './client/sseFrames.ts';
 export * from './errors.ts';
@@ -10,3 +11,4 @@ export * from './routes.ts';
 export * from './sessions.ts';
 export * from './tasks.ts';
 export * from './turns.ts';
+export * from './worktrees.ts';

@@ -13,6 +13,10 @@ export const hostLimits = {
   maxImagesPerTurn: 8,
   maxTitleChars: 200,
   maxCwdChars: 4096,
+  /** A path inside a session's directory (a diff's file). */
+  maxPathChars: 4096,
+  /** A file patch longer than this is cut (`truncated: true`); the diff's counts stay whole. */
+  maxPatchChars: 512 * 1024,
   maxModelChars: 200,
   maxClientMessageIdChars: 200,
   maxTaskTitleChars: 500,

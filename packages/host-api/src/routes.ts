@@ -1,4 +1,12 @@
 import type { z } from 'zod';
+import {
+  filePatchQuerySchema,
+  filePatchSchema,
+  revertBodySchema,
+  rewindBodySchema,
+  rewindResultSchema,
+  sessionChangesSchema,
+} from './checkpoints.ts';
 import type { HostErrorCode } from './errors.ts';
 import { streamQuerySchema } from './events/hostEvents.ts';
 import {
@@ -35,6 +43,7 @@ import {
   postTurnBodySchema,
   postTurnResponseSchema,
 } from './turns.ts';
+import { worktreeActionBodySchema, worktreeActionResponseSchema, worktreeStatusSchema } from './worktrees.ts';
 
 /** What a route answers on success: JSON, a text/event-stream, or raw bytes with their own content type. */
 export type RouteKind = 'json' | 'sse' | 'binary';
@@ -364,6 +373,91 @@ export const hostRoutes = defineRoutes({
       'store_unavailable',
     ],
     summary: 'answer once: the same answer again is `replayed`, a different one 409',
+  },
+  listChanges: {
+    method: 'GET',
+    path: '/api/sessions/:id/changes',
+    status: 200,
+    response: sessionChangesSchema,
+    produces: 'json',
+    errors: ['validation_failed', 'not_found', 'store_unavailable'],
+    summary: "every turn's changed files (from its checkpoints) and the session's since its first",
+  },
+  getFilePatch: {
+    method: 'GET',
+    path: '/api/sessions/:id/patch',
+    status: 200,
+    query: filePatchQuerySchema,
+    response: filePatchSchema,
+    produces: 'json',
+    errors: ['validation_failed', 'not_found', 'git_unavailable'],
+    summary: "one file's unified diff between two checkpoints (or a checkpoint and the working directory)",
+  },
+  rewind: {
+    method: 'POST',
+    path: '/api/sessions/:id/rewind',
+    status: 200,
+    body: rewindBodySchema,
+    response: rewindResultSchema,
+    produces: 'json',
+    errors: [
+      'bad_request',
+      'validation_failed',
+      'not_found',
+      'conflict',
+      'payload_too_large',
+      'unsupported_media_type',
+      'store_unavailable',
+      'git_unavailable',
+    ],
+    summary: 'the files back to before a turn, or to a checkpoint (`dryRun`: only say what would change)',
+  },
+  revert: {
+    method: 'POST',
+    path: '/api/sessions/:id/revert',
+    status: 200,
+    body: revertBodySchema,
+    response: rewindResultSchema,
+    produces: 'json',
+    errors: [
+      'bad_request',
+      'validation_failed',
+      'not_found',
+      'conflict',
+      'payload_too_large',
+      'unsupported_media_type',
+      'store_unavailable',
+      'git_unavailable',
+    ],
+    summary: 'one file of a diff back to its `from` state, or one hunk undone',
+  },
+  getWorktree: {
+    method: 'GET',
+    path: '/api/sessions/:id/worktree',
+    status: 200,
+    response: worktreeStatusSchema,
+    produces: 'json',
+    errors: ['validation_failed', 'not_found', 'git_unavailable'],
+    summary: "the session's worktree branch and its changes against the base",
+  },
+  worktreeAction: {
+    method: 'POST',
+    path: '/api/sessions/:id/worktree',
+    status: 200,
+    body: worktreeActionBodySchema,
+    response: worktreeActionResponseSchema,
+    produces: 'json',
+    errors: [
+      'bad_request',
+      'validation_failed',
+      'not_found',
+      'conflict',
+      'payload_too_large',
+      'unsupported_media_type',
+      'store_unavailable',
+      'git_unavailable',
+    ],
+    summary: 'merge into the base branch, keep the branch, or discard the worktree and branch',
   },
 });
 

@@ -4,6 +4,7 @@ import { interactionSchema } from './interactions.ts';
 import { hostLimits } from './limits.ts';
 import { taskSchema } from './tasks.ts';
 import { messagesPageSchema, queuedPromptSchema, turnErrorSchema, turnViewSchema } from './turns.ts';
+import { sessionWorktreeSchema } from './worktrees.ts';
 
 /**
  * Computed by the host, never by a client: `needs_input` while any interaction of the session is
@@ -41,6 +42,8 @@ export const createSessionBodySchema = z.strictObject({
   planMode: z.boolean().optional(),
   effort: z.enum(effortLevels).optional(),
   title: title.optional(),
+  /** Run the session in a new git worktree of the repository `cwd` is in (a branch `outrigger/<slug>`). */
+  worktree: z.boolean().optional(),
 });
 export type CreateSessionBody = z.output<typeof createSessionBodySchema>;
 
@@ -105,6 +108,8 @@ export const sessionDetailSchema = sessionSummarySchema.extend({
   /** Choices the sidecar offers (the model catalogue); empty until Claude Code reported them. */
   configOptions: z.array(configOptionSchema),
   usage: sessionUsageSchema,
+  /** The session's own git worktree (then `cwd` is inside it); null for a session in the user's directory. */
+  worktree: sessionWorktreeSchema.nullable(),
 });
 export type SessionDetail = z.output<typeof sessionDetailSchema>;
 

@@ -1,5 +1,6 @@
 import { cancelDispositions, configOptionSchema } from '@outrigger/protocol/schemas';
 import { z } from 'zod';
+import { changedFileSchema, checkpointIdSchema, checkpointSchema } from '../checkpoints.ts';
 import {
   interactionAnswerSchema,
   interactionResolutions,
@@ -16,6 +17,7 @@ import {
 } from '../sessions.ts';
 import { sdkTodoSchema, taskSchema } from '../tasks.ts';
 import { queuedPromptSchema, terminalTurnStatuses, turnErrorSchema, turnUsageSchema } from '../turns.ts';
+import { sessionWorktreeSchema } from '../worktrees.ts';
 
 /*
  * The events of one session's stream (`GET /api/sessions/:id/events`). Each is stored in the session's
@@ -161,6 +163,28 @@ export const sessionEventPayloadSchemas = {
     effectiveModel: z.string().nullable(),
     configOptions: z.array(configOptionSchema).optional(),
   }),
+  /**
+   * A checkpoint of the working directory was recorded (`checkpoint`, with how many files the turn changed
+   * when it is a `turn_end`), or could not be (`error` says why: git missing, a damaged shadow repository).
+   * A failed checkpoint never fails its turn.
+   */
+  checkpoint: z.object({
+    ...base,
+    turnId: z.string().nullable(),
+    checkpoint: checkpointSchema.nullable(),
+    filesChanged: z.number().int().nonnegative().nullable(),
+    error: z.string().nullable(),
+  }),
+  /** A rewind or a revert changed the working directory; rewinding to `safetyCheckpoint` undoes it. */
+  files_rewound: z.object({
+    ...base,
+    turnId: z.string().nullable(),
+    target: checkpointIdSchema,
+    safetyCheckpoint: checkpointSchema,
+    files: z.array(changedFileSchema),
+  }),
+  /** The session's worktree changed (merged, kept, discarded). */
+  worktree: z.object({ ...base, worktree: sessionWorktreeSchema }),
 } as const;
 
 export type SessionEventType = keyof typeof sessionEventPayloadSchemas;

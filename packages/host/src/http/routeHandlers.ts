@@ -53,6 +53,12 @@ export const jsonHandlers: JsonHandlers = {
       ...(query.status === undefined ? {} : { status: query.status }),
     }),
   answerInteraction: (service, { params, body }) => service.answerInteraction(params.id, params.requestId, body),
+  listChanges: (service, { params }) => service.listChanges(params.id),
+  getFilePatch: (service, { params, query }) => service.getFilePatch(params.id, query),
+  rewind: (service, { params, body }) => service.rewind(params.id, body),
+  revert: (service, { params, body }) => service.revert(params.id, body),
+  getWorktree: (service, { params }) => service.getWorktree(params.id),
+  worktreeAction: (service, { params, body }) => service.worktreeAction(params.id, body),
 };
 
 /** A turn may carry images; every other body is small. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
-import type { CreateTaskBody, PatchTaskBody, SessionSettings, Task } from '@outrigger/host-api';
+import type { CreateTaskBody, PatchTaskBody, SessionSettings, SessionWorktree, Task } from '@outrigger/host-api';
 import type { ConfigOption, ProviderTurnBinding, ResumeCursor, SidecarEvent } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
 import { coalescePuts } from '../store/coalescePuts.ts';
@@ -304,6 +304,8 @@ export interface NewSessionInit {
   readonly title?: string;
   readonly settings: SessionSettings;
   readonly providerSessionId: string;
+  /** The worktree the host made for the session (`createSession` with `worktree: true`). */
+  readonly worktree?: SessionWorktree;
 }
 
 /** A fork to create (its transcript is the source's up to and including a turn): `SessionLedgers.fork`. */
@@ -401,6 +403,7 @@ function newSessionRecord(init: NewSessionInit, now: number): SessionRecord {
     usage: { contextWindow: null, inputTokens: 0, outputTokens: 0, totalCostUsd: null },
     backgroundTasks: [],
     forkedFrom: null,
+    worktree: init.worktree ?? null,
     createdAt: now,
     updatedAt: now,
     lastActivityAt: now,

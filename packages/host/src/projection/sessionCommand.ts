@@ -1,4 +1,11 @@
-import type { InteractionAnswer, PatchSettingsBody, TurnError } from '@outrigger/host-api';
+import type {
+  ChangedFile,
+  Checkpoint,
+  InteractionAnswer,
+  PatchSettingsBody,
+  SessionWorktree,
+  TurnError,
+} from '@outrigger/host-api';
 import type { AttachmentRecord, TurnInputBlock } from '../store/records.ts';
 import {
   answerInteraction,
@@ -58,7 +65,25 @@ export type SessionCommand =
       readonly toolUseId: string;
       readonly toolName: string;
       readonly elapsedSeconds: number;
-    };
+    }
+  /** A checkpoint of the working directory was taken (or could not be: `error`); a failed one never fails a turn. */
+  | {
+      readonly type: 'checkpointRecorded';
+      readonly turnId: string | null;
+      readonly checkpoint: Checkpoint | null;
+      readonly filesChanged: number | null;
+      readonly error: string | null;
+    }
+  /** A rewind or a revert changed the working directory. */
+  | {
+      readonly type: 'filesRewound';
+      readonly turnId: string | null;
+      readonly target: string;
+      readonly safetyCheckpoint: Checkpoint;
+      readonly files: readonly ChangedFile[];
+    }
+  /** The session's worktree was merged, kept or discarded. */
+  | { readonly type: 'worktreeChanged'; readonly worktree: SessionWorktree };
 
 export type SessionCommandType = SessionCommand['type'];
 export type { SupersedeResolution };
@@ -170,6 +195,24 @@ export function projectCommand(d: ProjectionDraft, command: SessionCommand, fact
         type: 'tool_timeout',
         data: { session_id: d.sessionId, turnId, tool_use_id: toolUseId, toolName, elapsedSeconds },
       });
+      return;
+    }
+    case 'checkpointRecorded': {
+      const { turnId, checkpoint, filesChanged, error } = command;
+      d.emit({ type: 'checkpoint', data: { session_id: d.sessionId, turnId, checkpoint, filesChanged, error } });
+      return;
+    }
+    case 'filesRewound': {
+      const { turnId, target, safetyCheckpoint, files } = command;
+      d.emit({
+        type: 'files_rewound',
+        data: { session_id: d.sessionId, turnId, target, safetyCheckpoint, files: [...files] },
+      });
+      return;
+    }
+    case 'worktreeChanged': {
+      d.patchSession({ worktree: command.worktree }, true);
+      d.emit({ type: 'worktree', data: { session_id: d.sessionId, worktree: command.worktree } });
       return;
     }
     default:

@@ -46,6 +46,7 @@ function sessionDetail(session: SessionRecord): SessionDetail {
     effectiveModel: session.effectiveModel,
     configOptions: [...session.configOptions],
     usage: session.usage,
+    worktree: session.worktree === null ? null : { ...session.worktree },
   };
 }
 

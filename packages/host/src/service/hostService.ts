@@ -6,6 +6,8 @@ import type {
   CreateSessionBody,
   CreateSessionResponse,
   CreateTaskBody,
+  FilePatch,
+  FilePatchQuery,
   ForkSessionBody,
   HostEvent,
   HostInfo,
@@ -18,12 +20,19 @@ import type {
   PatchTaskBody,
   PostTurnBody,
   PostTurnResponse,
+  RevertBody,
+  RewindBody,
+  RewindResult,
+  SessionChanges,
   SessionDetail,
   SessionEvent,
   SessionList,
   SessionSnapshot,
   Task,
   ToolResultBlock,
+  WorktreeActionBody,
+  WorktreeActionResponse,
+  WorktreeStatus,
 } from '@outrigger/host-api';
 import type { EventStream } from '../events/eventStream.ts';
 
@@ -63,6 +72,17 @@ export interface HostService {
     requestId: string,
     body: AnswerInteractionBody,
   ): Promise<AnswerInteractionResponse>;
+
+  /** Every turn's changed files from its checkpoints, and the session's since its first. */
+  listChanges(sessionId: string): Promise<SessionChanges>;
+  getFilePatch(sessionId: string, query: FilePatchQuery): Promise<FilePatch>;
+  /** Refused (`conflict`) while a turn runs; a dry run changes nothing. */
+  rewind(sessionId: string, body: RewindBody): Promise<RewindResult>;
+  revert(sessionId: string, body: RevertBody): Promise<RewindResult>;
+
+  /** `not_found` for a session without a worktree. */
+  getWorktree(sessionId: string): Promise<WorktreeStatus>;
+  worktreeAction(sessionId: string, body: WorktreeActionBody): Promise<WorktreeActionResponse>;
 
   /** The seq of the session's last stored event (0: none yet). Throws `not_found` for an unknown session. */
   sessionLastSeq(sessionId: string): Promise<number>;

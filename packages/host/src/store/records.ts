@@ -9,6 +9,7 @@ import type {
   SessionSettings,
   SessionStatus,
   SessionUsage,
+  SessionWorktree,
   Task,
   TurnError,
   TurnStatus,
@@ -53,6 +54,8 @@ export interface SessionRecord {
   /** Agent tasks and background commands still running (snapshot + `background_tasks`). */
   readonly backgroundTasks: readonly BackgroundTask[];
   readonly forkedFrom: { readonly sessionId: string; readonly turnId: string } | null;
+  /** The session's own git worktree (its `cwd` is inside it); null for a session in the user's directory. */
+  readonly worktree: SessionWorktree | null;
   readonly createdAt: number;
   readonly updatedAt: number;
   readonly lastActivityAt: number;

@@ -25,6 +25,7 @@ export function testSession(id: string, overrides: Partial<SessionRecord> = {}):
     usage: { contextWindow: null, inputTokens: 0, outputTokens: 0, totalCostUsd: null },
     backgroundTasks: [],
     forkedFrom: null,
+    worktree: null,
     createdAt: 1_000,
     updatedAt: 1_000,
     lastActivityAt: 1_000,

@@ -20,6 +20,8 @@ type Method = Exclude<keyof HostService, 'info'>;
  * memory; a posted turn publishes `turn_started`, one `text`, `result` and `done` on the next tick. Any
  * method can be replaced through `overrides` (e.g. to throw a given error).
  */
+const FAKE_CHECKPOINT = 'c'.repeat(40);
+
 export class FakeHostService implements HostService {
   readonly calls: { method: string; args: unknown[] }[] = [];
   readonly sessionLogs = new Map<string, MemoryEventLog<SessionEvent>>();
@@ -116,6 +118,37 @@ export class FakeHostService implements HostService {
       truncated: false,
       length: 2,
     }));
+  listChanges: HostService['listChanges'] = (sessionId) =>
+    this.#call('listChanges', [sessionId], () => {
+      this.#log(sessionId);
+      return { session: { from: null, to: null, files: [] }, turns: [], checkpoints: [], error: null };
+    });
+  getFilePatch: HostService['getFilePatch'] = (sessionId, query) =>
+    this.#call('getFilePatch', [sessionId, query], (): never => {
+      throw new HostError('not_found', 'no such file in this diff');
+    });
+  rewind: HostService['rewind'] = (sessionId, body) =>
+    this.#call('rewind', [sessionId, body], () => ({
+      dryRun: body.dryRun === true,
+      target: body.checkpointId ?? FAKE_CHECKPOINT,
+      files: [],
+      safetyCheckpoint: null,
+    }));
+  revert: HostService['revert'] = (sessionId, body) =>
+    this.#call('revert', [sessionId, body], () => ({
+      dryRun: body.dryRun === true,
+      target: body.from,
+      files: [],
+      safetyCheckpoint: null,
+    }));
+  getWorktree: HostService['getWorktree'] = (sessionId) =>
+    this.#call('getWorktree', [sessionId], (): never => {
+      throw new HostError('not_found', 'the session has no worktree');
+    });
+  worktreeAction: HostService['worktreeAction'] = (sessionId, body) =>
+    this.#call('worktreeAction', [sessionId, body], (): never => {
+      throw new HostError('not_found', 'the session has no worktree');
+    });
   getAttachment: HostService['getAttachment'] = (attachmentId) =>
     this.#call('getAttachment', [attachmentId], () => ({
       mediaType: 'image/png' as const,
@@ -213,6 +246,7 @@ function detail(id: string): SessionDetail {
     settings: { model: 'default', permissionMode: 'default', planMode: false, effort: null },
     effectiveModel: null,
     configOptions: [],
+    worktree: null,
     usage: { contextWindow: null, inputTokens: 0, outputTokens: 0, totalCostUsd: null },
   };
 }

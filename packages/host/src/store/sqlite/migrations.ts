@@ -153,6 +153,11 @@ export const migrations: readonly { readonly version: number; readonly sql: stri
       WHERE running_turn_id IS NOT NULL;
     `,
   },
+  {
+    // SessionDetail.worktree: the session's own git worktree (JSON), NULL for a session in the user's directory.
+    version: 3,
+    sql: `ALTER TABLE sessions ADD COLUMN worktree TEXT;`,
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)!.version;

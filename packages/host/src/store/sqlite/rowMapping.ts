@@ -175,6 +175,7 @@ export const sessionMapping = tableMapping<records.SessionRecord>('sessions', ['
   usage: json('usage'),
   backgroundTasks: json('background_tasks'),
   forkedFrom,
+  worktree: jsonOrNull('worktree'),
   createdAt: fixed(int('created_at')),
   updatedAt: int('updated_at'),
   lastActivityAt: int('last_activity_at'),

@@ -442,7 +442,7 @@ test('migration 2 gives a running session of a version-1 database the start of i
     VALUES ('s1', 't1', 0, 'user', 'running', '[]', 10, 1234),
            ('s2', 't1', 0, 'user', 'completed', '[]', 10, 99);
   `);
-  assert.deepEqual(migrate(db), [2]);
+  assert.deepEqual(migrate(db, { target: 2 }), [2]);
   assert.deepEqual(
     db
       .prepare('SELECT id, running_turn_started_at AS startedAt FROM sessions ORDER BY id')
@@ -454,6 +454,36 @@ test('migration 2 gives a running session of a version-1 database the start of i
     ],
   );
   db.close();
+});
+
+test('migration 3: a session of a version-2 database has no worktree; a worktree is stored with its session', async () => {
+  const path = tempDbPath();
+  const db = new DatabaseSync(path);
+  migrate(db, { target: 2 });
+  db.exec(`
+    INSERT INTO sessions (id, title, title_source, cwd, closed, status, needs_input_count, running_turn_id,
+      settings, config_options, provider_session_id, usage, background_tasks, created_at, updated_at, last_activity_at)
+    VALUES ('old', 't', 'default', '/tmp', 0, 'idle', 0, NULL, '{}', '[]', 'p', '{}', '[]', 1, 1, 1);
+  `);
+  assert.deepEqual(migrate(db), [3]);
+  db.close();
+  const store = SqliteHostStore.open({ path });
+  try {
+    assert.equal((await store.getSession('old'))?.worktree, null);
+    const worktree = {
+      repoRoot: '/r',
+      path: '/d/worktrees/x',
+      branch: 'outrigger/x',
+      baseBranch: 'main',
+      baseCommit: 'a'.repeat(40),
+      state: 'active' as const,
+      mergedCommit: null,
+    };
+    await store.commit({ sessions: [{ ...testSession('new'), worktree }] });
+    assert.deepEqual((await store.getSession('new'))?.worktree, worktree);
+  } finally {
+    await store.close();
+  }
 });
 
 test('what was committed survives close and reopen, and seqs continue', async () => {
