@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { devNull } from 'node:os';
 
 /** Why a git call failed, in the words a card or an error body can show. */
@@ -82,11 +83,10 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
     });
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(
-        error.code === 'ENOENT'
-          ? new GitError('not_installed', 'git is not installed (or not on PATH)')
-          : new GitError('failed', `git could not be started: ${error.message}`),
-      );
+      if (error.code !== 'ENOENT') reject(new GitError('failed', `git could not be started: ${error.message}`));
+      // spawn says ENOENT for a missing working directory too, not only for a missing program.
+      else if (!existsSync(options.cwd)) reject(new GitError('failed', `the directory ${options.cwd} does not exist`));
+      else reject(new GitError('not_installed', 'git is not installed (or not on PATH)'));
     });
     child.on('close', (code) => {
       clearTimeout(timer);
