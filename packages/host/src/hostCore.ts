@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { CommitPublisher } from './events/commitPublisher.ts';
 import { EventHub } from './events/eventHub.ts';
 import { ProjectedSessionLedgers } from './projection/projectedSessionLedger.ts';
@@ -58,6 +59,8 @@ async function createCore(context: ServiceContext, options: HostServiceFactoryOp
       info: context.info,
       allowRoots: context.allowRoots,
       toolTimeoutMs: context.toolTimeoutMs,
+      checkpointsDir: join(context.dataDir, 'checkpoints'),
+      worktreesDir: join(context.dataDir, 'worktrees'),
     });
   } catch (error) {
     await store.close().catch(() => undefined);

@@ -14,7 +14,7 @@ import { markedProcesses, SESSION_MARK_VARIABLE } from '../sidecar/processMarks.
 import { SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
 import { StoreError } from '../store/storeError.ts';
 import { testSession } from '../store/testRecords.ts';
-import { HostSession } from './hostSession.ts';
+import { HostSession, type HostSessionDeps } from './hostSession.ts';
 import { FakeLedger } from './testing/fakeLedger.ts';
 import { REAP_GRACE_MS } from './toolProcesses.ts';
 
@@ -25,7 +25,12 @@ const png = Buffer.from([1, 2, 3, 4, 5, 6]).toString('base64');
 
 function harness(
   handler: FakeHandler = defaultHandler,
-  options: { submitTimeoutMs?: number; toolTimeoutMs?: number; ledger?: FakeLedger } = {},
+  options: {
+    submitTimeoutMs?: number;
+    toolTimeoutMs?: number;
+    ledger?: FakeLedger;
+    checkpoints?: HostSessionDeps['checkpoints'];
+  } = {},
 ) {
   const logger = recordingLogger();
   const sidecars: FakeSidecar[] = [];
@@ -49,6 +54,7 @@ function harness(
     submitTimeoutMs: options.submitTimeoutMs,
     toolTimeoutMs: options.toolTimeoutMs,
     internalCancelBudgets: BUDGETS,
+    checkpoints: options.checkpoints,
   });
   supervisor.onSessionEvent((sessionId, event) => {
     if (sessionId === session.id) session.onSidecarEvent(event);
@@ -269,6 +275,92 @@ describe('HostSession turns', () => {
       await until(() => h.ledger.turn(running.turnId)?.status === 'failed', 'the running turn ends');
       await h.settle();
       assert.equal(h.requestsOf('exec').length, 1, 'the queued prompt never ran');
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('HostSession checkpoints', () => {
+  /** Records each snapshot asked for, and what the exec had been sent by then (a start must come before it). */
+  function recordingCheckpoints(h: () => Harness, fail?: 'end') {
+    const taken: string[] = [];
+    const checkpoints: NonNullable<HostSessionDeps['checkpoints']> = {
+      record: async (turnId, edge) => {
+        taken.push(`${edge} ${turnId} after ${h().requestsOf('exec').length} exec`);
+        if (edge === fail) throw new Error('git is not installed (or not on PATH)');
+        const id = edge === 'start' ? 'a'.repeat(40) : 'b'.repeat(40);
+        const kind = edge === 'start' ? ('turn_start' as const) : ('turn_end' as const);
+        return { checkpoint: { id, kind, turnId, createdAt: 1 }, filesChanged: edge === 'end' ? 2 : null };
+      },
+    };
+    return { taken, checkpoints };
+  }
+
+  test('each turn is checkpointed before its exec and once it ended, queued ones too, each as a checkpoint event', async () => {
+    let h: Harness | undefined;
+    const recorder = recordingCheckpoints(() => h!);
+    h = harness(defaultHandler, { checkpoints: recorder.checkpoints });
+    try {
+      await h.session.postTurn({ prompt: 'one' });
+      const second = await h.session.postTurn({ prompt: 'two' });
+      await completeTurn(h, 'id-1');
+      await completeTurn(h, second.turnId);
+      assert.deepEqual(recorder.taken, [
+        'start id-1 after 0 exec',
+        'end id-1 after 1 exec',
+        `start ${second.turnId} after 1 exec`,
+        `end ${second.turnId} after 2 exec`,
+      ]);
+      const events = h.ledger.commands.filter((command) => command.type === 'checkpointRecorded');
+      assert.deepEqual(
+        events.map((command) => [command.turnId, command.checkpoint?.kind, command.filesChanged, command.error]),
+        [
+          ['id-1', 'turn_start', null, null],
+          ['id-1', 'turn_end', 2, null],
+          [second.turnId, 'turn_start', null, null],
+          [second.turnId, 'turn_end', 2, null],
+        ],
+      );
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('a checkpoint that fails is said on the turn, which completes as usual', async () => {
+    let h: Harness | undefined;
+    const recorder = recordingCheckpoints(() => h!, 'end');
+    h = harness(defaultHandler, { checkpoints: recorder.checkpoints });
+    try {
+      await h.session.postTurn({ prompt: 'one' });
+      await completeTurn(h, 'id-1');
+      assert.equal(h.ledger.turn('id-1')?.status, 'completed');
+      const failed = h.ledger.commands.find(
+        (command) => command.type === 'checkpointRecorded' && command.checkpoint === null,
+      );
+      assert.deepEqual(failed, {
+        type: 'checkpointRecorded',
+        turnId: 'id-1',
+        checkpoint: null,
+        filesChanged: null,
+        error: 'git is not installed (or not on PATH)',
+      });
+      assert.ok(h.logger.records.some((record) => record.fields.event === 'session.checkpoint_failed'));
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('files are changed only while the session is idle: a running turn refuses it', async () => {
+    const h = harness();
+    try {
+      await h.session.postTurn({ prompt: 'one' });
+      await assert.rejects(
+        h.session.whileIdle(async () => 'changed'),
+        (error) => error instanceof HostError && error.code === 'conflict',
+      );
+      await completeTurn(h, 'id-1');
+      assert.equal(await h.session.whileIdle(async () => 'changed'), 'changed');
     } finally {
       await h.close();
     }

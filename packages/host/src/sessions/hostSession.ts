@@ -10,9 +10,10 @@ import type {
   Task,
 } from '@outrigger/host-api';
 import { type CancelResult, CLAUDE_CODE_EXITED_CODE, type SidecarEvent } from '@outrigger/protocol';
+import { checkpointFailure, type SessionCheckpoints } from '../checkpoints/sessionCheckpoints.ts';
 import { HostError } from '../hostError.ts';
 import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
-import type { PromptInput } from '../projection/sessionCommand.ts';
+import type { PromptInput, SessionCommand } from '../projection/sessionCommand.ts';
 import {
   classifySidecarFailure,
   failureName,
@@ -44,6 +45,8 @@ export interface HostSessionDeps {
   readonly internalCancelBudgets?: CancelBudgets;
   /** How long an answer's acknowledgement may take before it counts as lost. Default 15 s. */
   readonly submitTimeoutMs?: number;
+  /** Snapshots of the session's directory at each turn's start and end; none when undefined. */
+  readonly checkpoints?: Pick<SessionCheckpoints, 'record'>;
 }
 
 const HOST_CANCEL_BUDGETS: CancelBudgets = { interruptTimeoutMs: 10_000, drainTimeoutMs: 8_000 };
@@ -67,6 +70,8 @@ export class HostSession {
   readonly #inSidecar: SessionInSidecar;
   /** The host is shutting down: a sidecar event the store refuses is no longer tried again. */
   #stopped = false;
+  /** The user turn whose start checkpoint is taken and whose end checkpoint is not yet. */
+  #checkpointedTurn: string | undefined;
 
   constructor(ledger: SessionLedger, deps: HostSessionDeps, startedOn?: number) {
     this.id = ledger.sessionId;
@@ -125,6 +130,7 @@ export class HostSession {
       // Nothing is stored until the sidecar has the session: a sidecar that cannot start is a 503, not a lost turn.
       const generation = await this.#inSidecar.ensureStarted(this.#ledger.session, this.#ledger.hasTranscript());
       await this.#acceptTurn(turnId, draft, false);
+      await this.#checkpointStart(turnId);
       await this.#exec(generation, turnId);
       await this.#dispatchNext();
       return { turnId, queued: false, steered: false, replayed: false };
@@ -301,6 +307,25 @@ export class HostSession {
     });
   }
 
+  /**
+   * Work on the session's files (a rewind, a revert, a worktree action) on its queue, so that no turn starts
+   * meanwhile; refused while a turn runs or prompts wait. The command `record` makes of its result is applied.
+   */
+  whileIdle<T>(
+    work: () => Promise<T>,
+    record: (result: T) => SessionCommand | undefined = () => undefined,
+  ): Promise<T> {
+    return this.queue.run(async () => {
+      if (this.#ledger.runningUserTurn() !== undefined || this.#ledger.queuedTurns().length > 0) {
+        throw new HostError('conflict', 'a turn is running or waiting; try again once the session is idle');
+      }
+      const result = await work();
+      const command = record(result);
+      if (command !== undefined) await this.#ledger.apply(command);
+      return result;
+    });
+  }
+
   /** No more turns; queued ones are removed, running ones end when the sidecar closes the session. */
   close(): Promise<void> {
     return this.queue.run(async () => {
@@ -408,7 +433,10 @@ export class HostSession {
       const { session } = this.#ledger;
       const live =
         this.#ledger.liveTurns().length > 0 || session.needsInputCount > 0 || session.backgroundTasks.length > 0;
+      // The turn a previous run left running took its start checkpoint there; its end is taken now.
+      this.#checkpointedTurn = this.#ledger.runningUserTurn()?.id;
       if (live) await this.#ledger.apply({ type: 'recoverAfterRestart' });
+      await this.#checkpointEndOfEndedTurn();
     });
   }
 
@@ -530,6 +558,7 @@ export class HostSession {
   /** Runs the next queued prompt once no user turn runs; each that cannot start ends with its error. */
   async #dispatchNext(): Promise<void> {
     for (;;) {
+      await this.#checkpointEndOfEndedTurn();
       if (this.#ledger.session.closed || this.#ledger.runningUserTurn() !== undefined) return;
       const next = this.#ledger.queuedTurns()[0];
       if (next === undefined) return;
@@ -550,7 +579,47 @@ export class HostSession {
         if (this.#ledger.turn(next.id)?.status === 'queued')
           await this.#ledger.apply({ type: 'startQueuedTurn', turnId: next.id });
       });
+      await this.#checkpointStart(next.id);
       await this.#exec(generation, next.id);
+    }
+  }
+
+  async #checkpointStart(turnId: string): Promise<void> {
+    if (this.#deps.checkpoints === undefined) return;
+    this.#checkpointedTurn = turnId;
+    await this.#recordCheckpoint(turnId, 'start');
+  }
+
+  /** Once the checkpointed turn no longer runs (it ended, however), its end checkpoint. */
+  async #checkpointEndOfEndedTurn(): Promise<void> {
+    const turnId = this.#checkpointedTurn;
+    if (turnId === undefined || this.#ledger.runningUserTurn()?.id === turnId) return;
+    this.#checkpointedTurn = undefined;
+    await this.#recordCheckpoint(turnId, 'end');
+  }
+
+  /** A checkpoint that fails (git missing, a damaged shadow repository) is said on the turn; the turn goes on. */
+  async #recordCheckpoint(turnId: string, edge: 'start' | 'end'): Promise<void> {
+    const checkpoints = this.#deps.checkpoints;
+    if (checkpoints === undefined) return;
+    try {
+      const recorded = await checkpoints.record(turnId, edge);
+      if (recorded === undefined) return;
+      await this.#ledger.apply({ type: 'checkpointRecorded', turnId, ...recorded, error: null });
+    } catch (error) {
+      this.#deps.logger.warn(
+        { event: 'session.checkpoint_failed', sessionId: this.id, turnId, edge, errorName: failureName(error) },
+        'a checkpoint of the working directory failed; the turn goes on',
+      );
+      await this.#ledger
+        .apply({
+          type: 'checkpointRecorded',
+          turnId,
+          checkpoint: null,
+          filesChanged: null,
+          error: checkpointFailure(error),
+        })
+        .catch((commitError: unknown) => this.#logFailure('record a failed checkpoint', commitError));
     }
   }
 

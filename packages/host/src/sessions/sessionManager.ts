@@ -7,6 +7,8 @@ import {
   type CreateSessionBody,
   type CreateSessionResponse,
   type CreateTaskBody,
+  type FilePatch,
+  type FilePatchQuery,
   type ForkSessionBody,
   type HostEvent,
   type HostInfo,
@@ -20,6 +22,10 @@ import {
   type PatchTaskBody,
   type PostTurnBody,
   type PostTurnResponse,
+  type RevertBody,
+  type RewindBody,
+  type RewindResult,
+  type SessionChanges,
   type SessionDetail,
   type SessionEvent,
   type SessionList,
@@ -28,6 +34,9 @@ import {
   type SessionSummary,
   type Task,
   type ToolResultBlock,
+  type WorktreeActionBody,
+  type WorktreeActionResponse,
+  type WorktreeStatus,
 } from '@outrigger/host-api';
 import type { ForkSessionResult, SidecarEvent } from '@outrigger/protocol';
 import type { EventStream } from '../events/eventStream.ts';
@@ -46,6 +55,8 @@ import { resolveSessionCwd } from './cwdPolicy.ts';
 import { HostSession } from './hostSession.ts';
 import { START_TIMEOUT_MS, startPayload } from './sessionInSidecar.ts';
 import type { SessionLedger } from './sessionLedger.ts';
+import { SessionReview } from './sessionReview.ts';
+import { SessionWorktrees } from './sessionWorktrees.ts';
 
 /** Where session ledgers come from: the projector over the store and the hub. */
 export interface SessionLedgers {
@@ -82,11 +93,21 @@ export interface SessionManagerOptions {
   readonly allowRoots: readonly string[];
   /** `--tool-timeout` in ms; off when undefined. */
   readonly toolTimeoutMs?: number;
+  /** Checkpoints of every turn (review and rewind) in shadow repositories here; off when undefined. */
+  readonly checkpointsDir?: string;
+  /** Sessions created with `worktree: true` get a git worktree here; refused when undefined. */
+  readonly worktreesDir?: string;
   readonly now?: () => number;
   readonly newId?: () => string;
 }
 
 const FORK_TIMEOUT_MS = 120_000;
+const NO_CHANGES: SessionChanges = {
+  session: { from: null, to: null, files: [] },
+  turns: [],
+  checkpoints: [],
+  error: null,
+};
 
 /**
  * The host's core (`HostService`): sessions over the one supervised sidecar, each driven by its
@@ -104,10 +125,18 @@ export class SessionManager implements HostService {
   /** Sessions being created: their sidecar events wait here until the row is committed. */
   readonly #creating = new Map<string, SidecarEvent[]>();
   readonly #unsubscribe: (() => void)[] = [];
+  readonly #review: SessionReview | undefined;
+  readonly #worktrees: SessionWorktrees | undefined;
   #closing: Promise<void> | undefined;
 
   private constructor(options: SessionManagerOptions) {
     this.#options = options;
+    this.#review =
+      options.checkpointsDir === undefined
+        ? undefined
+        : new SessionReview({ checkpointsDir: options.checkpointsDir, store: options.store });
+    this.#worktrees =
+      options.worktreesDir === undefined ? undefined : new SessionWorktrees({ worktreesDir: options.worktreesDir });
     this.#now = options.now ?? Date.now;
     this.#newId = options.newId ?? randomUUID;
   }
@@ -131,8 +160,10 @@ export class SessionManager implements HostService {
 
   async createSession(body: CreateSessionBody): Promise<CreateSessionResponse> {
     this.#assertRunning();
-    const cwd = await resolveSessionCwd(body.cwd, this.#options.allowRoots);
+    const chosen = await resolveSessionCwd(body.cwd, this.#options.allowRoots);
     const id = this.#newId();
+    const made = body.worktree === true ? await this.#worktreesOf().create(chosen, body.title ?? id) : undefined;
+    const cwd = made?.cwd ?? chosen;
     const settings: SessionSettings = {
       model: body.model ?? 'default',
       permissionMode: body.permissionMode ?? 'default',
@@ -162,6 +193,7 @@ export class SessionManager implements HostService {
         title: body.title,
         settings,
         providerSessionId: started.providerSessionId,
+        worktree: made?.worktree,
       });
       const session = this.#register(ledger, generation);
       for (const event of this.#creating.get(id) ?? []) session.onSidecarEvent(event);
@@ -174,6 +206,8 @@ export class SessionManager implements HostService {
       if (generation !== undefined && !this.#sessions.has(id)) {
         void supervisor.request(generation, 'close', { agentSessionId: id }).catch(() => undefined);
       }
+      if (made !== undefined && !this.#sessions.has(id))
+        await this.#worktrees?.forget(made.worktree).catch(() => undefined);
       throw error;
     } finally {
       this.#creating.delete(id);
@@ -343,6 +377,34 @@ export class SessionManager implements HostService {
 
   // ─── streams ─────────────────────────────────────────────────────────────────────────────────
 
+  // ─── review and undo ─────────────────────────────────────────────────────────────────────────
+
+  async listChanges(sessionId: string): Promise<SessionChanges> {
+    const session = await this.#session(sessionId);
+    if (this.#review === undefined) return { ...NO_CHANGES, error: 'checkpoints are off on this host' };
+    return this.#review.listChanges(session);
+  }
+
+  async getFilePatch(sessionId: string, query: FilePatchQuery): Promise<FilePatch> {
+    return this.#reviewOf().filePatch(await this.#session(sessionId), query);
+  }
+
+  async rewind(sessionId: string, body: RewindBody): Promise<RewindResult> {
+    return this.#reviewOf().rewind(await this.#session(sessionId), body);
+  }
+
+  async revert(sessionId: string, body: RevertBody): Promise<RewindResult> {
+    return this.#reviewOf().revert(await this.#session(sessionId), body);
+  }
+
+  async getWorktree(sessionId: string): Promise<WorktreeStatus> {
+    return this.#worktreesOf().status(await this.#session(sessionId));
+  }
+
+  async worktreeAction(sessionId: string, body: WorktreeActionBody): Promise<WorktreeActionResponse> {
+    return this.#worktreesOf().act(await this.#session(sessionId), body);
+  }
+
   async sessionLastSeq(sessionId: string): Promise<number> {
     if (!this.#known.has(sessionId)) throw notFound('session');
     return this.#options.store.lastSessionSeq(sessionId);
@@ -447,6 +509,7 @@ export class SessionManager implements HostService {
         now: this.#now,
         newId: this.#newId,
         toolTimeoutMs: this.#options.toolTimeoutMs,
+        checkpoints: this.#review?.checkpointsOf(ledger.session),
       },
       startedOn,
     );
@@ -479,6 +542,16 @@ export class SessionManager implements HostService {
     if (task === undefined) throw notFound('task');
     if (task.source === 'sdk') throw new HostError('conflict', "the agent's plan is changed by the agent, not by hand");
     return task;
+  }
+
+  #reviewOf(): SessionReview {
+    if (this.#review === undefined) throw new HostError('not_found', 'checkpoints are off on this host');
+    return this.#review;
+  }
+
+  #worktreesOf(): SessionWorktrees {
+    if (this.#worktrees === undefined) throw new HostError('not_found', 'worktrees are off on this host');
+    return this.#worktrees;
   }
 
   #assertRunning(): void {

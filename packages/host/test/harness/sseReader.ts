@@ -64,6 +64,34 @@ export async function runTurnToDone(
   return { turnId, frames: await readEventsUntil(client, sessionId, isDoneOf(turnId), { lastEventId: from }) };
 }
 
+/** Posts a prompt and answers every approval it asks with allow, up to the turn's `done`. */
+export async function runTurnAllowing(
+  client: HostClient,
+  sessionId: string,
+  prompt: string,
+): Promise<{ turnId: string; frames: SseFrame[] }> {
+  let from = await lastSeqOf(client, sessionId);
+  const { turnId } = await client.call('postTurn', { params: { id: sessionId }, body: { prompt } });
+  const frames: SseFrame[] = [];
+  for (;;) {
+    const read = await readEventsUntil(
+      client,
+      sessionId,
+      (frame) => isDoneOf(turnId)(frame) || frame.event === 'permission_request',
+      { lastEventId: from },
+    );
+    frames.push(...read);
+    const last = read.at(-1)!;
+    from = Number(last.id);
+    if (last.event !== 'permission_request') return { turnId, frames };
+    const requestId = (last.data as { interaction: { requestId: string } }).interaction.requestId;
+    await client.call('answerInteraction', {
+      params: { id: sessionId, requestId },
+      body: { action: 'allow', optionId: 'allow', payload: {} },
+    });
+  }
+}
+
 /** The frame is this turn's `done`. */
 export function isDoneOf(turnId: string): (frame: SseFrame) => boolean {
   return (frame) => frame.event === 'done' && (frame.data as { turnId?: string }).turnId === turnId;
