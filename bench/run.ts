@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { buildSidecar } from '@outrigger/claude-sdk-sidecar/build';
 import { openBenchModel } from './benchModel.ts';
 import { measureCancelLatency } from './cancelLatency.ts';
+import { measureCheckpointSnapshots } from './checkpointSnapshot.ts';
 import { measureColdStarts } from './coldStart.ts';
 import { measureConcurrentSessions } from './concurrentSessions.ts';
 import { measureDurableEventThroughput } from './durableEventThroughput.ts';
@@ -43,6 +44,7 @@ const GROUPS = [
   'host_memory',
   'web_long_session',
   'cold_start',
+  'checkpoints',
   'startup',
   'turn_overhead',
   'cancel',
@@ -99,6 +101,10 @@ if (runs('web_long_session')) {
 if (runs('cold_start')) {
   progress(`${starts} cold starts each of the built and the source sidecar (test driver)`);
   figures.push(...(await measureColdStarts(starts)));
+}
+if (runs('checkpoints')) {
+  progress('checkpoint snapshots of 1k, 10k and 50k-file trees in a shadow git repository');
+  figures.push(...(await measureCheckpointSnapshots()));
 }
 
 const model = await openBenchModel();
