@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parsePatch } from 'diff';
-import { diffStats, fileChangeFromInput, unifiedDiffOf } from './fileDiff.ts';
+import { diffStats, fileChangeFromInput, unifiedDiffOf, unifiedDiffOfHunks } from './fileDiff.ts';
 
 test('an Edit without a reported patch diffs its old and new text', () => {
   const diff = unifiedDiffOf({
@@ -44,4 +44,50 @@ test('an approval reads the change from the Edit, MultiEdit or Write input', () 
   );
   assert.equal(fileChangeFromInput('Bash', { command: 'ls' }), null);
   assert.equal(fileChangeFromInput('Edit', { file_path: 'a.ts' }), null);
+});
+
+test('a checkpoint diff’s hunks parse back in the host’s order, an added file as new', () => {
+  const file = {
+    path: 'src/my file.ts',
+    oldPath: null,
+    status: 'modified' as const,
+    binary: false,
+    additions: 2,
+    deletions: 1,
+    oldMode: '100644',
+    newMode: '100644',
+  };
+  const hunks = [
+    {
+      index: 0,
+      header: '@@ -1,2 +1,2 @@',
+      oldStart: 1,
+      oldLines: 2,
+      newStart: 1,
+      newLines: 2,
+      lines: ['-a', '+b', ' c'],
+    },
+    {
+      index: 1,
+      header: '@@ -20,1 +20,2 @@',
+      oldStart: 20,
+      oldLines: 1,
+      newStart: 20,
+      newLines: 2,
+      lines: [' x', '+y', '\\ No newline at end of file'],
+    },
+  ];
+  const parsed = parsePatch(unifiedDiffOfHunks(file, hunks));
+  assert.equal(parsed.length, 1);
+  assert.deepEqual(
+    parsed[0]?.hunks.map((hunk) => hunk.oldStart),
+    [1, 20],
+  );
+  assert.deepEqual(parsed[0]?.hunks[1]?.lines, [' x', '+y']);
+  const added = unifiedDiffOfHunks({ ...file, status: 'added', oldMode: null }, [
+    { index: 0, header: '@@ -0,0 +1,1 @@', oldStart: 0, oldLines: 0, newStart: 1, newLines: 1, lines: ['+new'] },
+  ]);
+  assert.match(added, /new file mode[\s\S]*--- \/dev\/null/);
+  const deleted = unifiedDiffOfHunks({ ...file, status: 'deleted', newMode: null }, []);
+  assert.match(deleted, /deleted file mode[\s\S]*\+\+\+ \/dev\/null/);
 });

@@ -1,4 +1,4 @@
-import type { FileChange } from '@outrigger/host-api';
+import type { ChangedFile, DiffHunk, FileChange } from '@outrigger/host-api';
 import { structuredPatch } from 'diff';
 
 interface Hunk {
@@ -17,20 +17,29 @@ interface Hunk {
 export function unifiedDiffOf(change: FileChange): string {
   const path = change.path.replace(/^\/+/, '');
   if (change.structuredPatch !== undefined && change.structuredPatch.length > 0)
-    return render(path, change.structuredPatch, false);
+    return render(path, change.structuredPatch, 'changed');
   if (change.operation === 'create' && change.content !== undefined) {
     const lines = splitLines(change.content);
     return render(
       path,
       [{ oldStart: 0, oldLines: 0, newStart: 1, newLines: lines.length, lines: lines.map((l) => `+${l}`) }],
-      true,
+      'added',
     );
   }
   const hunks = change.edits.flatMap(
     (edit) =>
       structuredPatch(path, path, withNewline(edit.oldText), withNewline(edit.newText), '', '', { context: 3 }).hunks,
   );
-  return render(path, hunks, false);
+  return render(path, hunks, 'changed');
+}
+
+/**
+ * A checkpoint diff's hunks (as the host cut them) as the text a diff view parses, in the host's order, so
+ * the view's hunk `n` is the host's hunk `n` (what a revert names). The header carries placeholder names:
+ * a path with spaces would not parse, and the view shows the path itself.
+ */
+export function unifiedDiffOfHunks(file: ChangedFile, hunks: readonly DiffHunk[]): string {
+  return render('file', hunks, file.status === 'added' ? 'added' : file.status === 'deleted' ? 'deleted' : 'changed');
 }
 
 /** Lines added and removed, for the card's one-line summary. */
@@ -45,10 +54,13 @@ export function diffStats(diff: string): { added: number; removed: number } {
   return { added, removed };
 }
 
-function render(path: string, hunks: readonly Hunk[], created: boolean): string {
-  const header = created
-    ? [`diff --git a/${path} b/${path}`, 'new file mode 100644', '--- /dev/null', `+++ b/${path}`]
-    : [`diff --git a/${path} b/${path}`, `--- a/${path}`, `+++ b/${path}`];
+function render(path: string, hunks: readonly Hunk[], kind: 'added' | 'deleted' | 'changed'): string {
+  const header =
+    kind === 'added'
+      ? [`diff --git a/${path} b/${path}`, 'new file mode 100644', '--- /dev/null', `+++ b/${path}`]
+      : kind === 'deleted'
+        ? [`diff --git a/${path} b/${path}`, 'deleted file mode 100644', `--- a/${path}`, '+++ /dev/null']
+        : [`diff --git a/${path} b/${path}`, `--- a/${path}`, `+++ b/${path}`];
   const body = hunks.flatMap((hunk) => [
     `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`,
     ...hunk.lines.filter((line) => !line.startsWith('\\')),

@@ -110,8 +110,11 @@ export class HostStore {
     if (known !== undefined) this.#saved({ ...known, closed: true });
   }
 
-  async fork(sessionId: string, turnId: string): Promise<SessionSummary> {
-    const forked = await this.#client.call('forkSession', { params: { id: sessionId }, body: { turnId } });
+  async fork(sessionId: string, turnId: string, title?: string): Promise<SessionSummary> {
+    const forked = await this.#client.call('forkSession', {
+      params: { id: sessionId },
+      body: title === undefined ? { turnId } : { turnId, title },
+    });
     this.#saved(forked.session);
     return forked.session;
   }

@@ -212,6 +212,12 @@ function applyEvent(state: SessionViewState, event: SessionEvent, receivedAt: nu
           { seq: event.data.seq, turnId: event.data.turnId, code: event.data.code, message: event.data.message },
         ],
       };
+    case 'worktree':
+      return withSession(state, (session) => ({ ...session, worktree: event.data.worktree }));
+    case 'checkpoint':
+    case 'files_rewound':
+      // Not part of the transcript: `ChangesStore` reloads the session's diffs from the host on them.
+      return state;
   }
 }
 

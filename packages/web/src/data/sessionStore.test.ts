@@ -130,3 +130,24 @@ test('a session the host refuses to load for this browser (401) says unauthorize
   assert.equal(store.screen.get().connection, 'unauthorized');
   assert.notEqual(store.screen.get().loadError, null);
 });
+
+test('event listeners get each new event once: not the ones the snapshot had, not a replay', async () => {
+  const log = recordedTurn();
+  const host = fakeHost(log, 3);
+  const store = new SessionStore(host.client, 's1', offClock());
+  const seen: number[] = [];
+  const unlisten = store.onEvent((event) => seen.push(event.data.seq));
+  const running = store.start();
+  try {
+    await settle();
+    // The fake host replays from the watermark itself (seq 3), as a host may.
+    assert.deepEqual(
+      seen,
+      log.filter((event) => event.data.seq > 3).map((event) => event.data.seq),
+    );
+    unlisten();
+  } finally {
+    store.stop();
+    await within('the session store to end after stop()', running);
+  }
+});

@@ -53,6 +53,7 @@ export class SessionStore {
   /** The snapshot is in: the stream can follow from its seq. */
   #loaded = false;
   #paused = false;
+  readonly #eventListeners = new Set<(event: SessionEvent) => void>();
 
   constructor(client: HostClient, sessionId: string, options: SessionStoreOptions = {}) {
     this.#client = client;
@@ -116,6 +117,15 @@ export class SessionStore {
 
   reconnectNow(): void {
     this.#connection?.reconnectNow();
+  }
+
+  /**
+   * Every new event of the stream, after the view folded it (a replayed or duplicate one is not handed
+   * on): for the stores that reload from the host on an event rather than fold it (a session's changes).
+   */
+  onEvent(listener: (event: SessionEvent) => void): () => void {
+    this.#eventListeners.add(listener);
+    return () => this.#eventListeners.delete(listener);
   }
 
   dispatch(action: SessionAction): void {
@@ -196,6 +206,9 @@ export class SessionStore {
 
   #onFrame(frame: StreamFrame): void {
     const event = eventOfFrame(sessionEventPayloadSchemas, frame, 'session') as SessionEvent | null;
-    if (event !== null) this.dispatch({ type: 'event', event, receivedAt: (this.#options.now ?? Date.now)() });
+    if (event === null) return;
+    const fresh = event.data.session_id === this.sessionId && event.data.seq > this.view.lastSeq;
+    this.dispatch({ type: 'event', event, receivedAt: (this.#options.now ?? Date.now)() });
+    if (fresh) for (const listener of [...this.#eventListeners]) listener(event);
   }
 }

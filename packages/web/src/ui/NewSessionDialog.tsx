@@ -1,5 +1,7 @@
-import type { PermissionMode } from '@outrigger/host-api';
-import { useEffect, useRef } from 'react';
+import { HostApiError, type PermissionMode } from '@outrigger/host-api';
+import { useEffect, useRef, useState } from 'react';
+import { messageOf } from '../data/format.ts';
+import { isAboutField } from '../data/hostErrorDetails.ts';
 import { useServices } from './appContext.ts';
 import { useAction, useValue } from './hooks.ts';
 import { PermissionModeOptions } from './PermissionModeOptions.tsx';
@@ -10,7 +12,15 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }) {
   const { host } = useServices();
   const { info } = useValue(host.screen);
   const dialog = useRef<HTMLDialogElement>(null);
-  const { busy, error, run } = useAction();
+  // A refusal about the worktree (not a repository, git missing) is said at its field; anything else below.
+  const [worktreeError, setWorktreeError] = useState<string | null>(null);
+  const { busy, error, run } = useAction((e) => {
+    if (isAboutField(e, 'worktree') || (e instanceof HostApiError && e.code === 'git_unavailable')) {
+      setWorktreeError(messageOf(e));
+      return '';
+    }
+    return messageOf(e);
+  });
 
   useEffect(() => {
     const element = dialog.current;
@@ -25,8 +35,10 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }) {
           event.preventDefault();
           const data = new FormData(event.currentTarget);
           const text = (name: string) => String(data.get(name) ?? '').trim();
+          setWorktreeError(null);
           run(async () => {
             const session = await host.createSession({
+              ...(data.get('worktree') === 'on' ? { worktree: true } : {}),
               cwd: text('cwd') || (info?.defaultCwd ?? ''),
               ...(text('model') !== '' && text('model') !== 'default' ? { model: text('model') } : {}),
               permissionMode: text('permissionMode') as PermissionMode,
@@ -66,7 +78,28 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }) {
           Name (optional)
           <input className="input" name="title" maxLength={200} />
         </label>
-        {error !== null && (
+        <div className="field">
+          <label className="checkbox-field">
+            <input
+              type="checkbox"
+              name="worktree"
+              aria-describedby="new-session-worktree-hint"
+              aria-invalid={worktreeError !== null}
+              aria-errormessage={worktreeError === null ? undefined : 'new-session-worktree-error'}
+              onChange={() => setWorktreeError(null)}
+            />
+            Run in a new git worktree
+          </label>
+          <span className="small" id="new-session-worktree-hint">
+            A branch of its own in a separate folder: sessions on one repository never touch each other’s files.
+          </span>
+          {worktreeError !== null && (
+            <span className="composer-error" id="new-session-worktree-error" role="alert">
+              {worktreeError}
+            </span>
+          )}
+        </div>
+        {error !== null && error !== '' && (
           <p className="composer-error" role="alert">
             {error}
           </p>

@@ -1,25 +1,32 @@
 import type { Interaction, PostTurnBody } from '@outrigger/host-api';
 import { useCallback, useEffect, useMemo, useState } from 'react';
+import { ChangesStore } from '../data/changesStore.ts';
 import { displayStatus } from '../data/displayStatus.ts';
 import { formatDuration } from '../data/format.ts';
 import type { OutgoingPrompt } from '../data/outbox.ts';
-import { toolOf } from '../data/sessionReducer.ts';
+import { rewindBlockedReason } from '../data/rewindPlan.ts';
 import type { SessionViewState } from '../data/sessionState.ts';
 import { SessionStore } from '../data/sessionStore.ts';
 import { timeline } from '../data/timeline.ts';
+import { WorktreeStore } from '../data/worktreeStore.ts';
 import { useServices } from './appContext.ts';
 import { Banner } from './Banner.tsx';
 import { ClosedComposer, Composer } from './Composer.tsx';
 import { DemoPrompts } from './DemoPrompts.tsx';
+import { FilesChangedPanel } from './FilesChangedPanel.tsx';
 import { useNow, useValue } from './hooks.ts';
 import { Icon } from './Icon.tsx';
+import { RewindDialog } from './RewindDialog.tsx';
+import { type Review, ReviewContext } from './reviewContext.ts';
 import { navigate, sessionHref } from './route.ts';
 import { SettingsBar } from './SettingsBar.tsx';
 import { StatusBadge } from './StatusBadge.tsx';
-import { BackgroundWork, FilesChanged, type TaskActions, TaskPanel } from './TaskPanel.tsx';
+import { BackgroundWork, type TaskActions, TaskPanel } from './TaskPanel.tsx';
 import { Topbar } from './Topbar.tsx';
 import { Transcript } from './Transcript.tsx';
 import type { TranscriptActions } from './TranscriptItem.tsx';
+import { TurnChanges } from './TurnChanges.tsx';
+import { WorktreePanel } from './WorktreePanel.tsx';
 
 /** A hidden tab keeps its session stream this long (switching back and forth reconnects nothing). */
 const HIDDEN_GRACE_MS = 10_000;
@@ -57,6 +64,37 @@ function useSessionStore(sessionId: string): SessionStore {
   return store;
 }
 
+/**
+ * The session's changes and (for a worktree session) its branch: stores that reload from the host on the
+ * session stream's events rather than fold them. The worktree's only loads once the session has one.
+ */
+function useReviewStores(
+  store: SessionStore,
+  hasWorktree: boolean,
+): { changes: ChangesStore; worktree: WorktreeStore } {
+  const { client } = useServices();
+  const changes = useMemo(() => new ChangesStore(client, store.sessionId), [client, store]);
+  const worktree = useMemo(() => new WorktreeStore(client, store.sessionId), [client, store]);
+  useEffect(() => {
+    void changes.start();
+    const unlisten = store.onEvent((event) => changes.onEvent(event));
+    return () => {
+      unlisten();
+      changes.stop();
+    };
+  }, [store, changes]);
+  useEffect(() => {
+    if (!hasWorktree) return;
+    void worktree.start();
+    const unlisten = store.onEvent((event) => worktree.onEvent(event));
+    return () => {
+      unlisten();
+      worktree.stop();
+    };
+  }, [store, worktree, hasWorktree]);
+  return { changes, worktree };
+}
+
 /** Prompts of this session still on their way, minus those the stream already shows. */
 function unsettled(items: readonly OutgoingPrompt[], view: SessionViewState): OutgoingPrompt[] {
   const seen = new Set<string>();
@@ -77,8 +115,15 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
   const outgoing = useValue(outbox.items);
   const [panelOpen, setPanelOpen] = useState(false);
   const [prefill, setPrefill] = useState<{ text: string; nonce: number } | null>(null);
+  const [rewinding, setRewinding] = useState<string | null>(null);
   const view = screen.view;
   const session = view.session;
+  const stores = useReviewStores(store, session?.worktree != null);
+  const blockedReason = rewindBlockedReason(view);
+  const review = useMemo<Review>(
+    () => ({ changes: stores.changes, blockedReason, openRewind: setRewinding }),
+    [stores.changes, blockedReason],
+  );
   const items = useMemo(() => timeline(view), [view]);
   const pendingSends = useMemo(() => unsettled(outgoing, view), [outgoing, view]);
 
@@ -117,15 +162,6 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
     }),
     [store],
   );
-  const changedFiles = useMemo(() => {
-    const paths = new Set<string>();
-    for (const id of view.order) {
-      const change = toolOf(view.rows[id])?.fileChange;
-      if (change != null) paths.add(change.path);
-    }
-    return [...paths];
-  }, [view.order, view.rows]);
-
   const runningTurn = session?.runningTurnId == null ? undefined : view.turns[session.runningTurnId];
   const now = useNow(runningTurn !== undefined);
   const connectionDown = screen.connection === 'disconnected' || screen.connection === 'unauthorized';
@@ -156,154 +192,177 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
   };
 
   return (
-    <div className="session-layout">
-      <section className="conversation" aria-label={`Session ${session.title}`}>
-        <Topbar
-          heading={session.title}
-          subtitle={
-            <span className="cwd" title={session.cwd}>
-              {session.cwd}
-            </span>
-          }
-          onOpenSidebar={onOpenSidebar}
-        >
-          <StatusBadge
-            status={status}
-            title={
-              status === 'failed'
-                ? session.lastError?.message
-                : status === 'disconnected'
-                  ? 'The live stream is down; reconnecting'
-                  : undefined
-            }
-            runningSinceMs={runningTurn?.startedAt ?? null}
-            now={now}
-          />
-          <button
-            type="button"
-            className="icon-btn panel-toggle"
-            aria-label="Show tasks and changes"
-            aria-expanded={panelOpen}
-            onClick={() => setPanelOpen((open) => !open)}
-          >
-            <Icon name="panel" />
-          </button>
-        </Topbar>
-        <SettingsBar session={session} update={(body) => store.updateSettings(body)} />
-        {connectionDown && (
-          <Banner
-            tone="warn"
-            action={
-              screen.connection === 'disconnected' && (
-                <button type="button" className="btn btn-small" onClick={() => store.reconnectNow()}>
-                  Reconnect now
-                </button>
+    <ReviewContext.Provider value={review}>
+      <div className="session-layout">
+        <section className="conversation" aria-label={`Session ${session.title}`}>
+          <Topbar
+            heading={session.title}
+            subtitle={
+              session.worktree === null ? (
+                <span className="cwd" title={session.cwd}>
+                  {session.cwd}
+                </span>
+              ) : (
+                <span className="subtitle worktree-subtitle" title={`Worktree ${session.worktree.path}`}>
+                  <span className="cwd">{session.worktree.repoRoot}</span>
+                  <span className="branch">
+                    <Icon name="branch" />
+                    <span className="sr-only">branch </span>
+                    {session.worktree.branch}
+                  </span>
+                </span>
               )
             }
+            onOpenSidebar={onOpenSidebar}
           >
-            {screen.connection === 'unauthorized' ? (
-              <>
-                The host no longer accepts this browser. Open the link with <code>?token=…</code> that the host printed
-                when it started.
-              </>
-            ) : (
-              'Disconnected from the host. Reconnecting; nothing is lost: what happened meanwhile is replayed.'
-            )}
-          </Banner>
-        )}
-        {session.status === 'failed' && session.lastError !== null && (
-          <Banner>
-            <strong>The last turn failed:</strong> {session.lastError.message}
-          </Banner>
-        )}
-        {view.notices.map((notice) => (
-          <Banner
-            key={notice.seq}
-            action={
-              <button
-                type="button"
-                className="icon-btn"
-                aria-label="Dismiss"
-                onClick={() => store.dispatch({ type: 'noticeDismissed', seq: notice.seq })}
-              >
-                <Icon name="close" />
-              </button>
+            <StatusBadge
+              status={status}
+              title={
+                status === 'failed'
+                  ? session.lastError?.message
+                  : status === 'disconnected'
+                    ? 'The live stream is down; reconnecting'
+                    : undefined
+              }
+              runningSinceMs={runningTurn?.startedAt ?? null}
+              now={now}
+            />
+            <button
+              type="button"
+              className="icon-btn panel-toggle"
+              aria-label="Show tasks and changes"
+              aria-expanded={panelOpen}
+              onClick={() => setPanelOpen((open) => !open)}
+            >
+              <Icon name="panel" />
+            </button>
+          </Topbar>
+          <SettingsBar session={session} update={(body) => store.updateSettings(body)} />
+          {connectionDown && (
+            <Banner
+              tone="warn"
+              action={
+                screen.connection === 'disconnected' && (
+                  <button type="button" className="btn btn-small" onClick={() => store.reconnectNow()}>
+                    Reconnect now
+                  </button>
+                )
+              }
+            >
+              {screen.connection === 'unauthorized' ? (
+                <>
+                  The host no longer accepts this browser. Open the link with <code>?token=…</code> that the host
+                  printed when it started.
+                </>
+              ) : (
+                'Disconnected from the host. Reconnecting; nothing is lost: what happened meanwhile is replayed.'
+              )}
+            </Banner>
+          )}
+          {session.status === 'failed' && session.lastError !== null && (
+            <Banner>
+              <strong>The last turn failed:</strong> {session.lastError.message}
+            </Banner>
+          )}
+          {view.notices.map((notice) => (
+            <Banner
+              key={notice.seq}
+              action={
+                <button
+                  type="button"
+                  className="icon-btn"
+                  aria-label="Dismiss"
+                  onClick={() => store.dispatch({ type: 'noticeDismissed', seq: notice.seq })}
+                >
+                  <Icon name="close" />
+                </button>
+              }
+            >
+              {notice.message}
+            </Banner>
+          ))}
+          <Transcript
+            items={items}
+            actions={actions}
+            hasOlder={view.hasOlder}
+            loadingOlder={screen.loadingOlder}
+            onLoadOlder={() => store.loadOlder()}
+            empty={
+              pendingSends.length === 0 ? (
+                <div className="empty">
+                  <h2>{isDemo ? 'Try the demo model' : 'Start the conversation'}</h2>
+                  {isDemo ? (
+                    <>
+                      <p>No API key was found, so a scripted offline model answers. Each prompt shows a feature:</p>
+                      <DemoPrompts onPick={sendPrompt} disabled={session.closed} />
+                    </>
+                  ) : (
+                    <p>Claude works in {session.cwd}. Ask it to do something.</p>
+                  )}
+                </div>
+              ) : null
             }
-          >
-            {notice.message}
-          </Banner>
-        ))}
-        <Transcript
-          items={items}
-          actions={actions}
-          hasOlder={view.hasOlder}
-          loadingOlder={screen.loadingOlder}
-          onLoadOlder={() => store.loadOlder()}
-          empty={
-            pendingSends.length === 0 ? (
-              <div className="empty">
-                <h2>{isDemo ? 'Try the demo model' : 'Start the conversation'}</h2>
-                {isDemo ? (
-                  <>
-                    <p>No API key was found, so a scripted offline model answers. Each prompt shows a feature:</p>
-                    <DemoPrompts onPick={sendPrompt} disabled={session.closed} />
-                  </>
-                ) : (
-                  <p>Claude works in {session.cwd}. Ask it to do something.</p>
+            after={
+              <div className="column" style={{ paddingBottom: 16 }}>
+                {pendingSends.map((item) => (
+                  <PendingBubble
+                    key={item.clientMessageId}
+                    item={item}
+                    onRetry={() => void outbox.retry(item.clientMessageId)}
+                    onEdit={() => {
+                      outbox.forget(item.clientMessageId);
+                      setPrefill({ text: item.body.prompt, nonce: Date.now() });
+                    }}
+                  />
+                ))}
+                {runningTurn !== undefined && (
+                  <div className="small muted" role="status" style={{ padding: '6px 0' }}>
+                    {stall !== undefined
+                      ? `The model has been silent for ${formatDuration(stall)}…`
+                      : Object.values(view.interactions).some((interaction) => interaction.status === 'pending')
+                        ? 'Waiting for your answer above.'
+                        : 'Claude is working…'}
+                  </div>
+                )}
+                {runningTurn !== undefined && runningTurn.kind === 'user' && (
+                  <TurnChanges turnId={runningTurn.id} running />
                 )}
               </div>
-            ) : null
-          }
-          after={
-            <div className="column" style={{ paddingBottom: 16 }}>
-              {pendingSends.map((item) => (
-                <PendingBubble
-                  key={item.clientMessageId}
-                  item={item}
-                  onRetry={() => void outbox.retry(item.clientMessageId)}
-                  onEdit={() => {
-                    outbox.forget(item.clientMessageId);
-                    setPrefill({ text: item.body.prompt, nonce: Date.now() });
-                  }}
-                />
-              ))}
-              {runningTurn !== undefined && (
-                <div className="small muted" role="status" style={{ padding: '6px 0' }}>
-                  {stall !== undefined
-                    ? `The model has been silent for ${formatDuration(stall)}…`
-                    : Object.values(view.interactions).some((interaction) => interaction.status === 'pending')
-                      ? 'Waiting for your answer above.'
-                      : 'Claude is working…'}
-                </div>
-              )}
-            </div>
-          }
-        />
-        {session.closed ? (
-          <ClosedComposer lastTurnId={items.findLast((item) => item.kind === 'footer')?.turn.id} fork={actions.fork} />
-        ) : (
-          <Composer
-            key={sessionId}
-            sessionId={sessionId}
-            busyTurnId={session.runningTurnId}
-            queued={view.queuedPrompts}
-            disconnected={connectionDown}
-            cancel={(turnId) => store.cancel(turnId)}
-            prefill={prefill}
+            }
           />
-        )}
-      </section>
-      <aside className="side-panel" data-open={panelOpen} aria-label="Tasks and changes">
-        <div className="panel-section panel-close">
-          <button type="button" className="icon-btn" aria-label="Close the panel" onClick={() => setPanelOpen(false)}>
-            <Icon name="close" />
-          </button>
-        </div>
-        <TaskPanel tasks={view.tasks} actions={taskActions} />
-        <BackgroundWork tasks={view.backgroundTasks} />
-        <FilesChanged paths={changedFiles} />
-      </aside>
-    </div>
+          {session.closed ? (
+            <ClosedComposer
+              lastTurnId={items.findLast((item) => item.kind === 'footer')?.turn.id}
+              fork={actions.fork}
+            />
+          ) : (
+            <Composer
+              key={sessionId}
+              sessionId={sessionId}
+              busyTurnId={session.runningTurnId}
+              queued={view.queuedPrompts}
+              disconnected={connectionDown}
+              cancel={(turnId) => store.cancel(turnId)}
+              prefill={prefill}
+            />
+          )}
+        </section>
+        <aside className="side-panel" data-open={panelOpen} aria-label="Tasks and changes">
+          <div className="panel-section panel-close">
+            <button type="button" className="icon-btn" aria-label="Close the panel" onClick={() => setPanelOpen(false)}>
+              <Icon name="close" />
+            </button>
+          </div>
+          {session.worktree !== null && (
+            <WorktreePanel store={stores.worktree} worktree={session.worktree} blockedReason={blockedReason} />
+          )}
+          <TaskPanel tasks={view.tasks} actions={taskActions} />
+          <BackgroundWork tasks={view.backgroundTasks} />
+          <FilesChangedPanel />
+        </aside>
+        {rewinding !== null && <RewindDialog turnId={rewinding} view={view} onClose={() => setRewinding(null)} />}
+      </div>
+    </ReviewContext.Provider>
   );
 }
 

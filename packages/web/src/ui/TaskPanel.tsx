@@ -207,22 +207,3 @@ export function BackgroundWork({ tasks }: { tasks: readonly BackgroundTask[] }) 
     </section>
   );
 }
-
-export function FilesChanged({ paths }: { paths: readonly string[] }) {
-  return (
-    <section className="panel-section" aria-labelledby="files-heading">
-      <h2 id="files-heading">Files changed {paths.length > 0 && <span className="muted">{paths.length}</span>}</h2>
-      {paths.length === 0 ? (
-        <p className="muted small">No file changed yet.</p>
-      ) : (
-        <ul className="file-list">
-          {paths.map((path) => (
-            <li key={path} title={path}>
-              {path}
-            </li>
-          ))}
-        </ul>
-      )}
-    </section>
-  );
-}

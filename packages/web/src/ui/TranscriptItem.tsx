@@ -8,7 +8,9 @@ import { useNow } from './hooks.ts';
 import { Icon } from './Icon.tsx';
 import { Markdown } from './Markdown.tsx';
 import { type Answer, PromptCard } from './PromptCard.tsx';
+import { RewindButton } from './RewindButton.tsx';
 import { ToolCard, type ToolCardActions } from './ToolCard.tsx';
+import { TurnChanges } from './TurnChanges.tsx';
 
 export interface TranscriptActions extends ToolCardActions {
   fork(turnId: string): Promise<void>;
@@ -147,19 +149,24 @@ function TurnFooter({ turn, fork }: { turn: TurnState; fork: (turnId: string) =>
   const tokensOut = turn.usage?.outputTokens;
   const cost = formatCost(turn.usage?.costUsd ?? null);
   const step = turn.status === 'failed' || turn.status === 'interrupted' ? nextStep(turn) : null;
+  const user = turn.kind === 'user';
   return (
-    <div className="turn-footer">
-      <span className={`outcome ${turn.status}`}>{turnOutcomeText(turn)}</span>
-      {step !== null && <span>{step}</span>}
-      {duration !== null && <span>{formatDuration(duration)}</span>}
-      {tokensIn != null && tokensOut != null && (
-        <span>
-          {formatTokens(tokensIn)} in · {formatTokens(tokensOut)} out
-        </span>
-      )}
-      {cost !== null && <span>{cost}</span>}
-      <span className="spacer" />
-      <ForkButton turnId={turn.id} fork={fork} />
+    <div className="turn-end">
+      {user && <TurnChanges turnId={turn.id} running={false} />}
+      <div className="turn-footer">
+        <span className={`outcome ${turn.status}`}>{turnOutcomeText(turn)}</span>
+        {step !== null && <span>{step}</span>}
+        {duration !== null && <span>{formatDuration(duration)}</span>}
+        {tokensIn != null && tokensOut != null && (
+          <span>
+            {formatTokens(tokensIn)} in · {formatTokens(tokensOut)} out
+          </span>
+        )}
+        {cost !== null && <span>{cost}</span>}
+        <span className="spacer" />
+        {user && <RewindButton turnId={turn.id} />}
+        <ForkButton turnId={turn.id} fork={fork} />
+      </div>
     </div>
   );
 }

@@ -298,11 +298,10 @@ describe('tools, tasks, fork', () => {
     await page.getByText('Fixed the typo.').waitFor();
     await page.getByRole('button', { name: /Edit.*greet\.ts/ }).click();
     await page.locator('.tool-body .diff-code-insert', { hasText: "'Hello'" }).waitFor();
+    // The panel lists the session's diff (its checkpoints), by path in the working directory.
     await page
-      .getByRole('region', { name: 'Tasks and changes' })
-      .or(page.locator('.side-panel'))
-      .getByText('/work/project/src/greet.ts')
-      .first()
+      .getByRole('list', { name: 'Files changed in this session' })
+      .getByText('src/greet.ts', { exact: true })
       .waitFor();
     await context.close();
   });

@@ -31,7 +31,8 @@ export interface UiHarness {
     page: Page;
     problems: PageRecorder;
   }>;
-  createSession(title: string): Promise<string>;
+  /** A session over the API (`cwd` defaults to `/work/project`; `worktree: true` asks for a worktree). */
+  createSession(title: string, options?: { cwd?: string; worktree?: boolean }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -59,12 +60,13 @@ export async function startUiHarness(options: { speed?: number } = {}): Promise<
       await page.waitForSelector('.app');
       return { context, page, problems };
     },
-    async createSession(title) {
+    async createSession(title, { cwd = '/work/project', worktree } = {}) {
       const response = await fetch(`${host.url}/api/sessions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ cwd: '/work/project', title }),
+        body: JSON.stringify({ cwd, title, ...(worktree === undefined ? {} : { worktree }) }),
       });
+      if (!response.ok) throw new Error(`the fixture host refused the session: ${await response.text()}`);
       return ((await response.json()) as { id: string }).id;
     },
     async close() {

@@ -332,6 +332,14 @@ describe('the UI against the real host', { skip: hostMissing }, () => {
     await page.getByText('Fixed the greeting.').waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: /Edit.*greet\.ts/ }).click();
     await page.locator('.tool-body .diff-code-insert', { hasText: "'Hello'" }).waitFor();
+    // The turn's own diff, from the host's checkpoints of the directory.
+    await page.locator('.turn-changes-toggle', { hasText: '1 file changed' }).click();
+    await page
+      .getByRole('list', { name: 'Files this turn changed' })
+      .getByRole('button', { name: /greet\.ts/ })
+      .click();
+    await page.locator('.turn-changes .diff-code-insert', { hasText: "'Hello'" }).waitFor();
+    await page.getByRole('button', { name: /^Revert hunk 1 .* of greet\.ts$/ }).waitFor();
     await finish(opened, 'edit');
   });
 

@@ -18,6 +18,9 @@ import { sessionReducer } from '../../src/data/sessionReducer.ts';
 import { emptySessionState, type SessionViewState } from '../../src/data/sessionState.ts';
 import { snapshot as emptySnapshot } from '../../src/data/testing/fixtures.ts';
 import { snapshotOf } from '../../src/data/testing/snapshotOf.ts';
+import type { FakeCheckpoints } from './fakeCheckpoints.ts';
+import type { FakeWorktree } from './fakeWorktree.ts';
+import { HttpError } from './httpError.ts';
 
 /** A host stream event before the host gives it its seq. */
 export type HostEventInput = HostEvent extends infer E
@@ -50,13 +53,23 @@ export class FakeSession {
   queue: (QueuedPrompt & { content: MessageView['content'] })[] = [];
   running: { turnId: string; abort: AbortController } | null = null;
   lastTurnFailed: TurnError | null = null;
+  /** The session's checkpoints over its working directory (shared with the sessions in the same folder). */
+  readonly checkpoints: FakeCheckpoints;
+  readonly worktree: FakeWorktree | null;
   #seq = 0;
   #rows = 0;
   readonly #publishHost: (event: HostEventInput) => void;
 
-  constructor(detail: SessionDetail, publishHost: (event: HostEventInput) => void) {
+  constructor(
+    detail: SessionDetail,
+    publishHost: (event: HostEventInput) => void,
+    checkpoints: FakeCheckpoints,
+    worktree: FakeWorktree | null = null,
+  ) {
     this.detail = detail;
     this.#publishHost = publishHost;
+    this.checkpoints = checkpoints;
+    this.worktree = worktree;
     this.view = sessionReducer(emptySessionState(detail.id), {
       type: 'snapshot',
       snapshot: emptySnapshot({ session: detail }),
@@ -118,6 +131,7 @@ export class FakeSession {
       effectiveModel: _e,
       configOptions: _c,
       usage: _u,
+      worktree: _w,
       ...summary
     } = this.detail;
     const running = this.running === null ? undefined : this.view.turns[this.running.turnId];
@@ -134,6 +148,20 @@ export class FakeSession {
       tasks: this.view.tasks as Task[],
       messages: { ...snapshot.messages, messages: page, hasMore: page.length < messages.length },
     };
+  }
+
+  /** The user turns that ran, oldest first (what the host lists the changes of). */
+  userTurnIds(): string[] {
+    return Object.values(this.view.turns)
+      .filter((turn) => turn.kind === 'user' && turn.status !== 'queued')
+      .sort((a, b) => (a.startedAt ?? a.createdAt) - (b.startedAt ?? b.createdAt))
+      .map((turn) => turn.id);
+  }
+
+  /** Refuses what must wait for the session to be idle, as the host does (409). */
+  mustBeIdle(what: string): void {
+    if (this.running !== null) throw new HttpError('conflict', `a turn is running; ${what} once it has ended`);
+    if (this.queue.length > 0) throw new HttpError('conflict', `prompts are queued; ${what} once they have run`);
   }
 
   messagesBefore(before: number | undefined, limit: number) {

@@ -21,7 +21,12 @@ import {
 } from '@outrigger/host-api';
 import type { z } from 'zod';
 import { sseFrame } from '../../src/data/testing/sseFrame.ts';
+import { FakeCheckpoints } from './fakeCheckpoints.ts';
+import { projectFiles, type Tree } from './fakeFiles.ts';
 import { FakeSession, type HostEventInput } from './fakeSession.ts';
+import { FakeWorktree } from './fakeWorktree.ts';
+import { HttpError } from './httpError.ts';
+import { reviewRoutes } from './reviewRoutes.ts';
 import { fallbackScript, hostScripts, TurnIO, turnScripts } from './turnScripts.ts';
 
 export interface FixtureHostOptions {
@@ -46,14 +51,6 @@ export interface FixtureHost {
   close(): Promise<void>;
 }
 
-class HttpError extends Error {
-  readonly code: HostErrorCode;
-  constructor(code: HostErrorCode, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
-
 const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript',
@@ -68,6 +65,16 @@ const contentTypes: Record<string, string> = {
  */
 export async function startFixtureHost(options: FixtureHostOptions): Promise<FixtureHost> {
   const sessions = new Map<string, FakeSession>();
+  /** Each folder's files, shared by the sessions working in it (a worktree is a folder of its own). */
+  const directories = new Map<string, Tree>();
+  const directoryOf = (cwd: string): Tree => {
+    let files = directories.get(cwd);
+    if (files === undefined) {
+      files = projectFiles();
+      directories.set(cwd, files);
+    }
+    return files;
+  };
   const tasks = new Map<string, Task>();
   const attachments = new Map<string, { mediaType: string; bytes: Buffer }>();
   const hostLog: HostEvent[] = [];
@@ -89,10 +96,32 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
   ) => {
     const id = `s${nextId++}`;
     const now = Date.now();
+    const title = body.title ?? 'New session';
+    let worktree: FakeWorktree | null = null;
+    if (body.worktree === true) {
+      // The fixture's repositories are the folders under /work; anything else is not one.
+      if (!body.cwd.startsWith('/work/'))
+        throw new HttpError('validation_failed', `cannot make a worktree of ${body.cwd}: not a git repository`, [
+          { path: 'worktree', message: `${body.cwd} is not in a git repository` },
+        ]);
+      const slug = `${
+        title
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '-')
+          .replace(/^-|-$/g, '')
+          .slice(0, 32) || 'session'
+      }-${id}`;
+      // A session named for a conflict finds its base branch changed the same file meanwhile.
+      worktree = new FakeWorktree(body.cwd, slug, directoryOf(body.cwd), {
+        changedOnBase: /conflict/i.test(title) ? ['src/greet.ts'] : [],
+      });
+      directories.set(worktree.worktree.path, worktree.files);
+    }
+    const cwd = worktree?.worktree.path ?? body.cwd;
     const detail: SessionDetail = {
       id,
-      title: body.title ?? 'New session',
-      cwd: body.cwd,
+      title,
+      cwd,
       status: 'idle',
       closed: false,
       needsInputCount: 0,
@@ -106,6 +135,7 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
       updatedAt: now,
       lastActivityAt: now,
       providerSessionId: `p-${id}`,
+      worktree: worktree?.worktree ?? null,
       settings: {
         model: body.model ?? 'default',
         permissionMode: body.permissionMode ?? 'default',
@@ -128,7 +158,9 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
       ],
       usage: { contextWindow: null, inputTokens: 0, outputTokens: 0, totalCostUsd: null },
     };
-    const session = new FakeSession(detail, publishHost);
+    // A folder named no-git stands for a machine without git: every checkpoint fails.
+    const checkpoints = new FakeCheckpoints(directoryOf(cwd), { gitMissing: cwd.includes('no-git') });
+    const session = new FakeSession(detail, publishHost, checkpoints, worktree);
     sessions.set(id, session);
     session.publishSummary();
     return session;
@@ -153,6 +185,7 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
     session.running = { turnId, abort };
     session.lastTurnFailed = null;
     session.emit('turn_started', { turnId, kind: 'user', message });
+    const checkpointed = checkpoint(session, turnId, 'start');
     session.publishStatus();
     const io = new TurnIO(session, turnId, abort.signal, speed);
     const started = Date.now();
@@ -208,6 +241,9 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
         session.emit('done', { turnId, outcome: 'failed', error: turnError });
       }
     }
+    // As the host: the end checkpoint once the turn is done, before the next prompt starts.
+    if (checkpointed) checkpoint(session, turnId, 'end');
+    session.worktree?.turnEnded();
     const used = session.detail.usage;
     session.emit('usage', {
       turnId,
@@ -235,6 +271,28 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
         next.prompt,
         userRow(session, next.turnId, next.content, next.clientMessageId, false),
       );
+    }
+  };
+
+  /** A checkpoint at a turn's start or end, said on the stream; one that fails is said, and the turn goes on. */
+  const checkpoint = (session: FakeSession, turnId: string, edge: 'start' | 'end'): boolean => {
+    try {
+      if (edge === 'start') {
+        const taken = session.checkpoints.turnStart(turnId);
+        session.emit('checkpoint', { turnId, checkpoint: taken, filesChanged: null, error: null });
+        return true;
+      }
+      const ended = session.checkpoints.turnEnd(turnId);
+      if (ended !== undefined) session.emit('checkpoint', { turnId, ...ended, error: null });
+      return true;
+    } catch (error) {
+      session.emit('checkpoint', {
+        turnId,
+        checkpoint: null,
+        filesChanged: null,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return false;
     }
   };
 
@@ -458,7 +516,20 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
         );
         const doneIndex = source.log.findIndex((event) => event.type === 'done' && event.data.turnId === turnId);
         for (const event of source.log.slice(0, doneIndex + 1)) {
-          if (['status', 'queue', 'permission_request', 'permission_resolved', 'title'].includes(event.type)) continue;
+          // A fork's checkpoints are its own (a new shadow repository): the source's are not carried over.
+          if (
+            [
+              'status',
+              'queue',
+              'permission_request',
+              'permission_resolved',
+              'title',
+              'checkpoint',
+              'files_rewound',
+              'worktree',
+            ].includes(event.type)
+          )
+            continue;
           const { seq: _seq, session_id: _sid, ...data } = event.data;
           fork.emit(event.type, data as never);
         }
@@ -557,6 +628,7 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
         return { replayed: false, interaction: session.view.interactions[requestId] };
       },
     ],
+    ...reviewRoutes(sessionOf),
     [
       'GET',
       /^\/api\/attachments\/([^/]+)$/,
@@ -657,9 +729,15 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
               ? 'validation_failed'
               : 'internal';
         if (!response.headersSent)
-          response
-            .writeHead(hostErrorStatus[code], { 'content-type': 'application/json' })
-            .end(JSON.stringify({ error: { code, message: error instanceof Error ? error.message : String(error) } }));
+          response.writeHead(hostErrorStatus[code], { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              error: {
+                code,
+                message: error instanceof Error ? error.message : String(error),
+                ...(error instanceof HttpError && error.details.length > 0 ? { details: error.details } : {}),
+              },
+            }),
+          );
       }
     })();
   });

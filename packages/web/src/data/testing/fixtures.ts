@@ -49,6 +49,7 @@ export function detail(overrides: Partial<SessionDetail> = {}): SessionDetail {
     effectiveModel: 'claude-sonnet-4-5',
     configOptions: [],
     usage: { contextWindow: null, inputTokens: 0, outputTokens: 0, totalCostUsd: null },
+    worktree: null,
     ...overrides,
   };
 }

@@ -1,0 +1,12 @@
+import type { HostErrorCode, HostErrorDetail } from '@outrigger/host-api';
+
+/** A refusal the fixture host answers as the contract's `{error: {code, message, details}}`. */
+export class HttpError extends Error {
+  readonly code: HostErrorCode;
+  readonly details: readonly HostErrorDetail[];
+  constructor(code: HostErrorCode, message: string, details: readonly HostErrorDetail[] = []) {
+    super(message);
+    this.code = code;
+    this.details = details;
+  }
+}
