@@ -78,8 +78,11 @@ export async function runServeCommand(argv: string[]): Promise<void> {
         stdout.write(`Listening on ${options.host} over HTTPS: reachable from the network (with the token).\n`);
       }
     }
-    stdout.write(`\nOutrigger is running. Open:\n\n  ${styleText('bold', host.url, { stream: stdout })}\n\n`);
-    stdout.write(`Data in ${host.dataDir}; logs in ${host.dataDir}/logs/host.log. Ctrl-C stops it.\n`);
+    // One write: a reader that acts on the URL has the data directory line too.
+    stdout.write(
+      `\nOutrigger is running. Open:\n\n  ${styleText('bold', host.url, { stream: stdout })}\n\n` +
+        `Data in ${host.dataDir}; logs in ${host.dataDir}/logs/host.log. Ctrl-C stops it.\n`,
+    );
     // A bug must leave its trace in the log (name and stack frames only: a message may quote input). A
     // rejected promise nobody awaited is logged and the host goes on; an uncaught exception stops it.
     const frames = (error: unknown) => ({
