@@ -304,6 +304,46 @@ test('the sidecar killed mid-turn ends the turn at once; the next prompt resumes
   }
 });
 
+test('a fork after a steered turn, and a fork of that fork, keep the later turn: a guide prompt shifts no binding', async () => {
+  const sessionId = await newSession('fork after a steer');
+  const forks: string[] = [];
+  try {
+    let from = await lastSeqOf(testHost.client, sessionId);
+    const one = await post(sessionId, { prompt: cases.prompt('first: ALPHA', { prompt: slowText(20) }) });
+    await readEventsUntil(testHost.client, sessionId, (frame) => frame.event === 'text', { lastEventId: from });
+    await post(sessionId, {
+      prompt: cases.prompt('also GUIDED', { prompt: text('Noted GUIDED.') }),
+      mode: 'steer',
+    });
+    await readEventsUntil(testHost.client, sessionId, isDoneOf(one.turnId), { lastEventId: from });
+    from = await lastSeqOf(testHost.client, sessionId);
+    const two = await post(sessionId, { prompt: cases.prompt('second: BRAVO', { prompt: text('Noted BRAVO.') }) });
+    await readEventsUntil(testHost.client, sessionId, isDoneOf(two.turnId), { lastEventId: from });
+
+    // Fork at the later turn, then fork that fork at the same turn: each must still hold BRAVO.
+    let source = sessionId;
+    for (const title of ['fork', 'fork of the fork']) {
+      const fork = await testHost.client.call('forkSession', {
+        params: { id: source },
+        body: { turnId: two.turnId, title },
+      });
+      forks.push(fork.id);
+      source = fork.id;
+    }
+    from = await lastSeqOf(testHost.client, source);
+    const question = cases.prompt('what came second?', { prompt: text('BRAVO came second.') });
+    const next = await post(source, { prompt: question });
+    const frames = await readEventsUntil(testHost.client, source, isDoneOf(next.turnId), { lastEventId: from });
+    assert.equal(dataOf<{ outcome: string }>(frames.at(-1)).outcome, 'completed');
+    const [seen] = modelRequestsWith(testHost.mock, question);
+    assert.ok(seen !== undefined, 'the model was asked');
+    assert.ok(seen.includes('first: ALPHA'), 'the fork of the fork has the first turn');
+    assert.ok(seen.includes('second: BRAVO'), 'and the turn it was forked at');
+  } finally {
+    for (const id of [sessionId, ...forks]) await closeSession(id).catch(() => undefined);
+  }
+});
+
 test('fork at the first turn: a new session with the transcript up to it, which the model continues from there', async () => {
   const sessionId = await newSession('fork source');
   let forkId: string | undefined;

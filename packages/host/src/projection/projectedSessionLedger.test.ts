@@ -240,6 +240,7 @@ test('a fork copies the transcript through the turn and rebinds the copied turns
       { providerTurnId: 'child-p1', checkpointMessageId: 'child-c1' },
       { providerTurnId: 'child-p2', checkpointMessageId: 'child-c2' },
     ],
+    sourceProviderTurnIds: ['p-t1', 'p-t2', 'p-t3'],
     resumeCursor: { kind: 'claude-agent-sdk', version: 1, resume: 'child-prov', turnCount: 2 },
     configOptions: [modelOption],
   });
@@ -268,6 +269,36 @@ test('a fork copies the transcript through the turn and rebinds the copied turns
     (await store.listTurns('child')).map((turn) => turn.ordinal),
     [0, 1, 2],
     'the fork continues after the copied turns',
+  );
+  await store.close();
+});
+
+test('a fork rebinds each copied turn by its source provider turn: a guide prompt listed between shifts nothing', async () => {
+  const { store, ledgers, ledger } = await setup();
+  await runTurn(ledger, 't1', 'one');
+  await runTurn(ledger, 't2', 'two');
+  await ledgers.fork({
+    id: 'child',
+    cwd: '/tmp/work',
+    title: 'work (fork)',
+    settings,
+    providerSessionId: 'child-prov',
+    forkedFrom: { sessionId: 's1', turnId: 't2' },
+    // The source transcript holds a guide prompt after t1's: a provider turn with no host turn of its own.
+    sourceProviderTurnIds: ['p-t1', 'p-guide', 'p-t2'],
+    bindings: [
+      { providerTurnId: 'child-p1', checkpointMessageId: 'child-c1' },
+      { providerTurnId: 'child-guide', checkpointMessageId: 'child-cg' },
+      { providerTurnId: 'child-p2', checkpointMessageId: 'child-c2' },
+    ],
+    resumeCursor: { kind: 'claude-agent-sdk', version: 1, resume: 'child-prov', turnCount: 3 },
+  });
+  assert.deepEqual(
+    (await store.listTurns('child')).map((turn) => [turn.id, turn.providerTurnId, turn.checkpointMessageId]),
+    [
+      ['t1', 'child-p1', 'child-c1'],
+      ['t2', 'child-p2', 'child-c2'],
+    ],
   );
   await store.close();
 });

@@ -312,6 +312,8 @@ export interface NewSessionInit {
 export interface NewForkInit extends NewSessionInit {
   readonly forkedFrom: { readonly sessionId: string; readonly turnId: string };
   readonly bindings: readonly ProviderTurnBinding[];
+  /** The source transcript's provider turn ids (`inspect_fork_checkpoints`), in the order of `bindings`. */
+  readonly sourceProviderTurnIds: readonly string[];
   readonly resumeCursor: ResumeCursor;
   /**
    * The source's settings choices (model list, …) until the fork's own start reports its own: the fork
@@ -340,16 +342,18 @@ export class ProjectedSessionLedgers {
   /**
    * A fork: the new session's row and, in the same transaction, the source's transcript up to and
    * including the fork turn, the copied turns keeping their ids but carrying the CHILD's bindings
-   * (`fork_session`'s `targetProviderTurnBindings`, in order of the accepted copied turns) and
-   * provider session, so a fork of the fork works too.
+   * (`fork_session`'s `targetProviderTurnBindings`: the binding at a source provider turn's position in
+   * `sourceProviderTurnIds`, so a guide prompt listed between two turns shifts nothing) and provider
+   * session, so a fork of the fork works too.
    */
   async fork(init: NewForkInit): Promise<ProjectedSessionLedger> {
     const sourceTurns = await this.#deps.store.listTurns(init.forkedFrom.sessionId);
     const through = sourceTurns.find((turn) => turn.id === init.forkedFrom.turnId);
     if (through === undefined) throw new HostError('not_found', 'no such turn in the source session');
     const accepted = sourceTurns.filter((turn) => turn.ordinal <= through.ordinal && turn.providerTurnId !== null);
-    const reboundTurns = accepted.flatMap((turn, index) => {
-      const binding = init.bindings[index];
+    const reboundTurns = accepted.flatMap((turn) => {
+      const position = turn.providerTurnId === null ? -1 : init.sourceProviderTurnIds.indexOf(turn.providerTurnId);
+      const binding = position === -1 ? undefined : init.bindings[position];
       if (binding === undefined) return [];
       return [
         {

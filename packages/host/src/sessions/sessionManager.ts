@@ -254,13 +254,26 @@ export class SessionManager implements HostService {
     const generation = await supervisor.ensure().catch((error: unknown) => {
       throw unavailable('start the sidecar', error);
     });
+    const sourceProviderSessionId = turn.providerSessionId ?? source.providerSessionId;
+    // The child's bindings come one per provider turn of the source's transcript, guide prompts included,
+    // which the host keeps no turn for: their positions in the source's own list say which turn each copies.
+    const { providerTurnIds: sourceProviderTurnIds } = await supervisor
+      .request(
+        generation,
+        'inspect_fork_checkpoints',
+        { providerSessionId: sourceProviderSessionId, cwd: source.cwd },
+        { timeoutMs: FORK_TIMEOUT_MS },
+      )
+      .catch((error: unknown) => {
+        throw unavailable('read the source transcript to fork it', error);
+      });
     let fork: ForkSessionResult;
     try {
       fork = await supervisor.request(
         generation,
         'fork_session',
         {
-          providerSessionId: turn.providerSessionId ?? source.providerSessionId,
+          providerSessionId: sourceProviderSessionId,
           providerTurnId: turn.providerTurnId,
           providerCheckpointMessageId: turn.checkpointMessageId ?? '',
           cwd: source.cwd,
@@ -284,6 +297,7 @@ export class SessionManager implements HostService {
       providerSessionId: fork.providerSessionId,
       forkedFrom: { sessionId, turnId: turn.id },
       bindings: fork.targetProviderTurnBindings,
+      sourceProviderTurnIds,
       resumeCursor: {
         kind: 'claude-agent-sdk',
         version: 1,
