@@ -254,6 +254,12 @@ test('in a directory that is no git repository: a Bash turn is checkpointed, a r
   await testHost.client.call('cancelTurn', { params: { id: sessionId, turnId: slow.turnId }, body: {} });
   await readEventsUntil(testHost.client, sessionId, isDoneOf(slow.turnId), { lastEventId: from });
 
+  await assert.rejects(
+    testHost.client.call('rewind', { params: { id: sessionId }, body: { checkpointId: 'f'.repeat(40) } }),
+    (error) => error instanceof HostApiError && error.status === 404,
+    'a checkpoint the session does not have is not_found',
+  );
+
   await testHost.restart();
   await testHost.client.call('rewind', { params: { id: sessionId }, body: { turnId } });
   assert.deepEqual(await treeOf(dir), before, 'the checkpoints outlived the host');

@@ -36,6 +36,8 @@ export interface RecordedCheckpoint {
 export class SessionCheckpoints {
   readonly #open: () => Promise<ShadowRepository>;
   #repository: Promise<ShadowRepository> | undefined;
+  /** Diffs between two commits never change: a session's changes are read on every checkpoint, each once. */
+  readonly #diffs = new Map<string, ChangedFile[]>();
   #safetyCount = 0;
 
   constructor(open: () => Promise<ShadowRepository>) {
@@ -49,7 +51,7 @@ export class SessionCheckpoints {
       const start = await repository.commitOf(turnRef(turnId, 'start'));
       if (start === undefined) return undefined;
       const snapshot = await repository.snapshot(turnRef(turnId, 'end'));
-      const files = snapshot.commit === start ? [] : await repository.diff(start, snapshot.commit);
+      const files = await this.#diff(repository, start, snapshot.commit);
       return { checkpoint: checkpointOf(snapshot, 'turn_end', turnId), filesChanged: files.length };
     }
     const snapshot = await repository.snapshot(turnRef(turnId, 'start'));
@@ -79,7 +81,7 @@ export class SessionCheckpoints {
         turns.push({ turnId, from: edge.start, to: null, files: [], error: 'the turn ended without a checkpoint' });
         continue;
       }
-      turns.push({ turnId, from: edge.start, to, files: await repository.diff(edge.start, to), error: null });
+      turns.push({ turnId, from: edge.start, to, files: await this.#diff(repository, edge.start, to), error: null });
     }
     const first = turnIds.map((turnId) => edges.get(turnId)?.start).find((commit) => commit !== undefined);
     const session =
@@ -134,6 +136,18 @@ export class SessionCheckpoints {
       files: done.files,
       safetyCheckpoint: checkpointOf(done.safety, 'safety', null),
     };
+  }
+
+  async #diff(repository: ShadowRepository, from: string, to: string): Promise<ChangedFile[]> {
+    if (from === to) return [];
+    if (to === WORKING_TREE) return repository.diff(from, to);
+    const key = `${from}..${to}`;
+    let files = this.#diffs.get(key);
+    if (files === undefined) {
+      files = await repository.diff(from, to);
+      this.#diffs.set(key, files);
+    }
+    return files;
   }
 
   #repo(): Promise<ShadowRepository> {

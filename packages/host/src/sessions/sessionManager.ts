@@ -55,7 +55,7 @@ import { resolveSessionCwd } from './cwdPolicy.ts';
 import { HostSession } from './hostSession.ts';
 import { START_TIMEOUT_MS, startPayload } from './sessionInSidecar.ts';
 import type { SessionLedger } from './sessionLedger.ts';
-import { SessionReview } from './sessionReview.ts';
+import { noChanges, SessionReview } from './sessionReview.ts';
 import { SessionWorktrees } from './sessionWorktrees.ts';
 
 /** Where session ledgers come from: the projector over the store and the hub. */
@@ -102,12 +102,6 @@ export interface SessionManagerOptions {
 }
 
 const FORK_TIMEOUT_MS = 120_000;
-const NO_CHANGES: SessionChanges = {
-  session: { from: null, to: null, files: [] },
-  turns: [],
-  checkpoints: [],
-  error: null,
-};
 
 /**
  * The host's core (`HostService`): sessions over the one supervised sidecar, each driven by its
@@ -395,7 +389,7 @@ export class SessionManager implements HostService {
 
   async listChanges(sessionId: string): Promise<SessionChanges> {
     const session = await this.#session(sessionId);
-    if (this.#review === undefined) return { ...NO_CHANGES, error: 'checkpoints are off on this host' };
+    if (this.#review === undefined) return noChanges('checkpoints are off on this host');
     return this.#review.listChanges(session);
   }
 

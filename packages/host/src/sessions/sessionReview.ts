@@ -55,8 +55,7 @@ export class SessionReview {
     try {
       return await this.checkpointsOf(session.session).changes(userTurns, session.session.runningTurnId);
     } catch (error) {
-      const message = checkpointFailure(error);
-      return { session: { from: null, to: null, files: [] }, turns: [], checkpoints: [], error: message };
+      return noChanges(checkpointFailure(error));
     }
   }
 
@@ -83,6 +82,11 @@ export class SessionReview {
   }
 }
 
+/** A session's changes when none can be read: `error` says why. */
+export function noChanges(error: string): SessionChanges {
+  return { session: { from: null, to: null, files: [] }, turns: [], checkpoints: [], error };
+}
+
 function filesRewound(turnId: string | null): (result: RewindResult) => SessionCommand | undefined {
   return (result) =>
     result.safetyCheckpoint === null
@@ -107,15 +111,9 @@ async function gitCall<T>(call: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof HostError) throw error;
     if (error instanceof CheckpointConflictError) throw new HostError('conflict', error.message);
-    if (error instanceof GitError) {
-      // A commit or path git does not know is the caller's mistake, not git's failure.
-      if (
-        error.kind === 'failed' &&
-        /bad revision|unknown revision|Not a valid object|invalid object/i.test(error.detail)
-      )
-        throw new HostError('not_found', 'no such checkpoint in this session');
-      throw new HostError('git_unavailable', error.message);
-    }
+    // A well-formed id the shadow repository does not have is the caller's mistake, not git's failure.
+    if (error instanceof UnknownCheckpointError) throw new HostError('not_found', 'no such checkpoint in this session');
+    if (error instanceof GitError) throw new HostError('git_unavailable', error.message);
     if (error instanceof RangeError || error instanceof TypeError)
       throw new HostError('validation_failed', error.message);
     throw error;
