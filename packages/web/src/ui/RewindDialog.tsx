@@ -14,6 +14,16 @@ import { navigate, sessionHref } from './route.ts';
 
 type Choice = 'files' | 'conversation' | 'both';
 
+const CHOICES: readonly { value: Choice; label: string; description: string }[] = [
+  { value: 'files', label: 'Files', description: 'The files as they were before this turn. The conversation stays.' },
+  {
+    value: 'conversation',
+    label: 'Conversation',
+    description: 'A new session from just before this turn. This session and the files stay as they are.',
+  },
+  { value: 'both', label: 'Both', description: 'The files back, and a new session from just before this turn.' },
+];
+
 const excerpt = (text: string | null | undefined, length = 60) => {
   const flat = (text ?? '').replace(/\s+/g, ' ').trim();
   return flat.length > length ? `${flat.slice(0, length - 1)}…` : flat;
@@ -115,49 +125,22 @@ export function RewindDialog({
       >
         <fieldset className="choices">
           <legend>What to take back</legend>
-          <label className="option">
-            <input
-              type="radio"
-              name="rewind"
-              value="files"
-              checked={choice === 'files'}
-              disabled={!filesPossible}
-              onChange={() => setChoice('files')}
-            />
-            <span>
-              Files
-              <span className="option-desc">The files as they were before this turn. The conversation stays.</span>
-            </span>
-          </label>
-          <label className="option">
-            <input
-              type="radio"
-              name="rewind"
-              value="conversation"
-              checked={choice === 'conversation'}
-              onChange={() => setChoice('conversation')}
-            />
-            <span>
-              Conversation
-              <span className="option-desc">
-                A new session from just before this turn. This session and the files stay as they are.
+          {CHOICES.map((option) => (
+            <label className="option" key={option.value}>
+              <input
+                type="radio"
+                name="rewind"
+                value={option.value}
+                checked={choice === option.value}
+                disabled={option.value !== 'conversation' && !filesPossible}
+                onChange={() => setChoice(option.value)}
+              />
+              <span>
+                {option.label}
+                <span className="option-desc">{option.description}</span>
               </span>
-            </span>
-          </label>
-          <label className="option">
-            <input
-              type="radio"
-              name="rewind"
-              value="both"
-              checked={choice === 'both'}
-              disabled={!filesPossible}
-              onChange={() => setChoice('both')}
-            />
-            <span>
-              Both
-              <span className="option-desc">The files back, and a new session from just before this turn.</span>
-            </span>
-          </label>
+            </label>
+          ))}
         </fieldset>
 
         <section className="rewind-preview" aria-label="What will change" aria-live="polite">
