@@ -46,7 +46,10 @@ export type Checkpoint = z.output<typeof checkpointSchema>;
 /** What changed from one state of the directory to another. */
 export const changeSetSchema = z.object({
   from: checkpointIdSchema.nullable(),
-  /** A checkpoint, or `working` while the turn runs (or for the session, always). */
+  /**
+   * A checkpoint, or `working` while the turn runs. For the session: its last turn's end while idle (later edits
+   * in a shared directory are not its own), `working` while a turn runs or after a rewind or revert.
+   */
   to: checkpointOrWorking.nullable(),
   files: z.array(changedFileSchema),
 });

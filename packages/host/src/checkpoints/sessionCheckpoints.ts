@@ -58,7 +58,12 @@ export class SessionCheckpoints {
     return { checkpoint: checkpointOf(snapshot, 'turn_start', turnId), filesChanged: null };
   }
 
-  /** Every listed turn's changes (start → end, or → `working` while it runs), and the session's since its first. */
+  /**
+   * Every listed turn's changes (start → end, or → `working` while it runs), and the session's since its first.
+   * The session's diff ends where the session's own work ended: at its last turn's end checkpoint while no turn
+   * runs, so edits another session or the user made later in a shared directory are not counted as this
+   * session's. It ends at `working` while a turn runs, and after a rewind or revert (the directory as that left it).
+   */
   async changes(turnIds: readonly string[], runningTurnId: string | null): Promise<SessionChanges> {
     const repository = await this.#repo();
     const checkpoints = (await repository.list()).flatMap((snapshot) => {
@@ -73,22 +78,31 @@ export class SessionCheckpoints {
       edges.set(checkpoint.turnId, edge);
     }
     const turns: TurnChanges[] = [];
+    let checkpointed = false;
     for (const turnId of turnIds) {
       const edge = edges.get(turnId);
-      if (edge?.start === undefined) continue;
+      if (edge?.start === undefined) {
+        // Turns before the session's first checkpoint predate checkpoints (or git); a later one lost its start.
+        if (checkpointed) turns.push(unrecorded(turnId, 'no checkpoint was taken when the turn started'));
+        continue;
+      }
+      checkpointed = true;
       const to = edge.end ?? (turnId === runningTurnId ? WORKING_TREE : undefined);
       if (to === undefined) {
-        turns.push({ turnId, from: edge.start, to: null, files: [], error: 'the turn ended without a checkpoint' });
+        turns.push({ ...unrecorded(turnId, 'the turn ended without a checkpoint'), from: edge.start });
         continue;
       }
       turns.push({ turnId, from: edge.start, to, files: await this.#diff(repository, edge.start, to), error: null });
     }
     const first = turnIds.map((turnId) => edges.get(turnId)?.start).find((commit) => commit !== undefined);
-    const session =
-      first === undefined
-        ? { from: null, to: null, files: [] }
-        : { from: first, to: WORKING_TREE, files: await repository.diff(first, WORKING_TREE) };
-    return { session, turns, checkpoints, error: null };
+    if (first === undefined) return { session: { from: null, to: null, files: [] }, turns, checkpoints, error: null };
+    const to = runningTurnId === null ? lastOwnState(checkpoints, new Set(turnIds)) : WORKING_TREE;
+    return {
+      session: { from: first, to, files: await this.#diff(repository, first, to) },
+      turns,
+      checkpoints,
+      error: null,
+    };
   }
 
   async patch(query: FilePatchQuery): Promise<FilePatch | undefined> {
@@ -166,6 +180,23 @@ export class SessionCheckpoints {
   }
 }
 
+function unrecorded(turnId: string, error: string): TurnChanges {
+  return { turnId, from: null, to: null, files: [], error };
+}
+
+/**
+ * Where the session's own work left the directory: its newest turn end, or `working` when a rewind or revert
+ * came after it (the directory is what that made it) or no turn has ended yet.
+ */
+function lastOwnState(checkpoints: readonly Checkpoint[], turnIds: ReadonlySet<string>): string {
+  let last: Checkpoint | undefined;
+  for (const checkpoint of checkpoints) {
+    const own = checkpoint.kind === 'safety' || (checkpoint.kind === 'turn_end' && turnIds.has(checkpoint.turnId!));
+    if (own && (last === undefined || checkpoint.createdAt >= last.createdAt)) last = checkpoint;
+  }
+  return last?.kind === 'turn_end' ? last.id : WORKING_TREE;
+}
+
 function turnRef(turnId: string, edge: TurnEdge): string {
   return `${REF_ROOT}/turns/${refSafe(turnId)}/${edge}`;
 }
@@ -183,7 +214,8 @@ function checkpointFromRef(snapshot: Snapshot): Checkpoint | undefined {
   const turn = TURN_REF.exec(snapshot.ref);
   if (turn !== null) return checkpointOf(snapshot, turn[2] === 'start' ? 'turn_start' : 'turn_end', turn[1]!);
   const safety = SAFETY_REF.exec(snapshot.ref);
-  if (safety !== null) return checkpointOf(snapshot, 'safety', safety[3] ?? null);
+  // A safety snapshot of an unchanged tree reuses the newest commit: when it was taken is in its ref's name.
+  if (safety !== null) return { ...checkpointOf(snapshot, 'safety', safety[3] ?? null), createdAt: Number(safety[1]) };
   return undefined;
 }
 
