@@ -115,6 +115,7 @@ async function chat(options: { dataDir: string; cwd: string }): Promise<number> 
         // Piped input is not echoed; the choices still belong in the transcript.
         else if (purpose === 'answer') renderer.line(prompt.trimEnd());
       },
+      withdrawPrompt: () => terminalConsole.withdrawPrompt(),
     });
     terminalConsole.listen({
       input: stdin,

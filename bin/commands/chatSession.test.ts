@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import {
   createLinkedLineTransports,
+  encodeError,
   encodeEvent,
   encodeOk,
   type LineTransport,
@@ -47,6 +48,10 @@ class FakeSidecar {
     this.#transport.send(encodeOk(request.id, payload));
   }
 
+  sendError(request: Request, message: string): void {
+    this.#transport.send(encodeError(request.id, message));
+  }
+
   emit<T extends SidecarEventType>(type: T, payload: SidecarEventPayload<T>): void {
     this.#transport.send(encodeEvent(type, payload));
   }
@@ -84,6 +89,8 @@ function setup(options: { interactive?: boolean } = {}) {
     color: true,
   });
   const prompts: string[] = [];
+  /** `withdrawn:<prompt>` at each `withdrawPrompt`, in order with whatever a test adds. */
+  const log: string[] = [];
   const session = new ChatSession({
     client,
     agentSessionId: 'session-1',
@@ -97,9 +104,33 @@ function setup(options: { interactive?: boolean } = {}) {
     showPrompt: (prompt, purpose) => {
       prompts.push(`${purpose}:${prompt}`);
     },
+    withdrawPrompt: () => {
+      log.push(`withdrawn:${prompts.at(-1) ?? ''}`);
+    },
     interactive: options.interactive,
   });
-  return { sidecar, client, reader, session, output: () => output, screen: () => screen, prompts };
+  /** Waits until `condition` holds (2 s at most). */
+  const until = async (condition: () => boolean, what: string) => {
+    const deadline = Date.now() + 2_000;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`${what} did not happen; prompts: ${prompts.join(' | ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+  /** Waits until `count` prompts have been shown. */
+  const untilPrompts = (count: number) => until(() => prompts.length >= count, `${count} prompts`);
+  return {
+    sidecar,
+    client,
+    reader,
+    session,
+    output: () => output,
+    screen: () => screen,
+    prompts,
+    log,
+    until,
+    untilPrompts,
+  };
 }
 
 /** Runs the chat and sends a first message; submits are answered `answered`. Resolves with the turn's id. */
@@ -178,6 +209,143 @@ test('an approval is asked inline and the typed key is submitted for that reques
   assert.match(output(), /Claude wants to use Bash: touch x/);
 });
 
+test('an approval answered with a word it does not take says what it takes, asks again, and Enter takes the default', async () => {
+  const t = setup();
+  const { sidecar, reader, output, prompts } = t;
+  const { running, turnId } = await startTurn(t);
+  emitApproval(t, turnId, 'touch x');
+  reader.push('sure');
+  reader.push('');
+  const submit = await sidecar.waitFor('submit_interactive');
+  assert.equal(submit.payload.optionId, 'allow', 'Enter allowed once');
+  sidecar.emit('turn_completed', { turnId, stopReason: 'end_turn' });
+  reader.end();
+  await within(running, 'the chat');
+  assert.match(
+    output(),
+    /Claude wants to use Bash: touch x\nNot a choice\. Type s \(Allow for session\), a or y \(Allow\), r or n \(Reject\), or press Enter for Allow\.\n→ Allow\n/,
+  );
+  const asked = prompts.filter((prompt) => prompt.startsWith('answer:'));
+  assert.equal(asked.length, 2, 'asked again after the refused word');
+  assert.equal(sidecar.requests.filter((request) => request.type === 'submit_interactive').length, 1);
+});
+
+test('Ctrl-C at an approval takes its prompt away and says Claude Code was waiting for the approval', async () => {
+  const t = setup();
+  const { sidecar, reader, session, output } = t;
+  const { running, turnId } = await startTurn(t);
+  sidecar.onRequest = (request) => {
+    if (request.type !== 'cancel') return sidecar.ok(request);
+    t.log.push('cancel');
+    sidecar.emit('turn_canceled', { turnId });
+    // What the sidecar can answer when Claude Code's own output overtook its permission request.
+    sidecar.ok(request, {
+      canceled: true,
+      disposition: 'provider_active',
+      turnId,
+      providerTurnId: 'p1',
+      dispatchPhase: 'streaming',
+    });
+  };
+  emitApproval(t, turnId, 'rm -rf build');
+  await t.untilPrompts(2);
+  session.interrupt();
+  await t.until(() => output().includes('Stopped.'), 'the cancel outcome');
+  reader.end();
+  await within(running, 'the chat');
+  assert.deepEqual(
+    t.log.slice(0, 2),
+    ['withdrawn:answer:Allow for [s]ession / [A]llow / [r]eject (Enter: Allow) > ', 'cancel'],
+    'the prompt goes before the cancel is sent',
+  );
+  assert.match(
+    output(),
+    /Stopping…\n— canceled[^\n]*\nStopped\. The turn was canceled while Claude Code was waiting for your approval\.\n$/,
+  );
+  assert.equal(sidecar.requests.filter((request) => request.type === 'submit_interactive').length, 0);
+});
+
+test('a cancel that did not stop the turn asks the open approval again', async () => {
+  const t = setup();
+  const { sidecar, reader, session, output, prompts } = t;
+  const { running, turnId } = await startTurn(t);
+  sidecar.onRequest = (request) => {
+    if (request.type === 'submit_interactive') return sidecar.ok(request, { disposition: 'answered' });
+    if (request.type !== 'cancel') return sidecar.ok(request);
+    sidecar.ok(request, {
+      canceled: false,
+      disposition: 'mismatch',
+      turnId,
+      providerTurnId: '',
+      dispatchPhase: 'streaming',
+    });
+  };
+  emitApproval(t, turnId, 'ls');
+  await t.untilPrompts(2);
+  session.interrupt();
+  await sidecar.waitFor('cancel');
+  await t.untilPrompts(3);
+  assert.equal(prompts[2], prompts[1], 'the same approval prompt again');
+  reader.push('n');
+  const submit = await sidecar.waitFor('submit_interactive');
+  assert.equal(submit.payload.optionId, 'reject');
+  sidecar.emit('turn_completed', { turnId, stopReason: 'end_turn' });
+  reader.end();
+  await within(running, 'the chat');
+  assert.match(output(), /Not stopped: a different turn is running in this session\.\n→ Reject\n/);
+});
+
+test('a cancel that stopped nothing and a cancel that failed are said in words', async () => {
+  for (const [answer, expected] of [
+    [
+      { canceled: false, disposition: 'absent', dispatchPhase: 'unknown' },
+      /Nothing to stop: the turn had already ended\.\n/,
+    ],
+    ['error', /Could not stop the turn: Claude SDK exact cancellation remains unresolved/],
+  ] as const) {
+    const { sidecar, reader, session, output } = setup();
+    let execTurnId = '';
+    sidecar.onRequest = (request) => {
+      if (request.type !== 'cancel') return sidecar.ok(request);
+      if (answer === 'error') {
+        sidecar.sendError(request, `Claude SDK exact cancellation remains unresolved for turn ${execTurnId}`);
+      } else {
+        sidecar.ok(request, { ...answer, turnId: execTurnId, providerTurnId: '' });
+      }
+      sidecar.emit('turn_completed', { turnId: execTurnId, stopReason: 'end_turn' });
+    };
+    const running = session.run();
+    reader.push('slow');
+    execTurnId = String((await sidecar.waitFor('exec')).payload.turnId);
+    session.interrupt();
+    await sidecar.waitFor('cancel');
+    reader.end();
+    await within(running, 'the chat');
+    assert.match(output(), expected);
+    assert.doesNotMatch(output(), /cancel: |absent|unresolved \(/);
+  }
+});
+
+test('an answer the sidecar did not apply is said in words', async () => {
+  const t = setup();
+  const { sidecar, reader, output } = t;
+  const { running, turnId } = await startTurn(t);
+  sidecar.onRequest = (request) =>
+    request.type === 'submit_interactive' ? sidecar.ok(request, { disposition: 'superseded' }) : sidecar.ok(request);
+  emitApproval(t, turnId, 'ls');
+  reader.push('a');
+  await sidecar.waitFor('submit_interactive');
+  await t.until(() => output().includes('(answer not applied'), 'the disposition line');
+  sidecar.emit('turn_completed', { turnId, stopReason: 'end_turn' });
+  reader.end();
+  await within(running, 'the chat');
+  assert.match(
+    output(),
+    /\(answer not applied: Claude Code had stopped waiting for it, the turn was canceled or closed\)\n/,
+  );
+  assert.doesNotMatch(output(), /: superseded\)/);
+});
+
 test('with no input left, a question is declined', async () => {
   const { sidecar, reader, session, output } = setup();
   sidecar.onRequest = (request) =>
@@ -199,7 +367,7 @@ test('with no input left, a question is declined', async () => {
   assert.match(output(), /\(no input left: declined\)/);
 });
 
-test('Ctrl-C during a turn cancels it with the budgets and reports the disposition', async () => {
+test('Ctrl-C during a turn cancels it with the budgets and says in words how it stopped', async () => {
   const { sidecar, reader, session, output } = setup();
   let execTurnId = '';
   sidecar.onRequest = (request) => {
@@ -226,7 +394,7 @@ test('Ctrl-C during a turn cancels it with the budgets and reports the dispositi
   assert.equal(sidecar.requests.filter((request) => request.type === 'cancel').length, 1);
   assert.match(
     output(),
-    /canceling…\nstill canceling…\n— canceled[^\n]*\ncancel: canceled \(provider_active, streaming\)\n$/,
+    /Stopping…\nStill stopping…\n— canceled[^\n]*\nStopped\. The turn was canceled while Claude Code was answering\.\n$/,
   );
 });
 
@@ -277,7 +445,7 @@ test('at a terminal, a line typed ahead during a turn is the next message, never
   assert.equal(session.busy, false);
   assert.match(output(), /— done \(end_turn\)[^\n]*\n› a\n/, 'the typed-ahead message is shown as it is sent');
   // The typed-ahead message needs no prompt of its own; after it input has ended.
-  assert.deepEqual(prompts, ['message:› ', 'answer:Allow for [s]ession / [A]llow / [R]eject > ']);
+  assert.deepEqual(prompts, ['message:› ', 'answer:Allow for [s]ession / [A]llow / [r]eject (Enter: Allow) > ']);
 });
 
 test('nothing the model, a tool or the sidecar sends can put a control sequence on the screen', async () => {

@@ -7,6 +7,7 @@ import {
   type SidecarClient,
   type SidecarEvent,
 } from '@outrigger/protocol';
+import { cancelOutcomeText, type OpenDialog } from './cancelOutcome.ts';
 import type { ChatRenderer } from './chatRenderer.ts';
 import { errorText } from './errorText.ts';
 import {
@@ -17,6 +18,7 @@ import {
   userInputDialog,
 } from './interactionDialog.ts';
 import type { LineReader } from './lineReader.ts';
+import { styled } from './terminalText.ts';
 
 /** The budgets a Ctrl-C cancel gives the sidecar to interrupt Claude Code and to drain its output. */
 export const CANCEL_BUDGETS = { interruptTimeoutMs: 2_000, drainTimeoutMs: 2_000 } as const;
@@ -28,6 +30,14 @@ export const CHAT_HELP = [
   'Ctrl-C while Claude is working cancels the turn.',
 ];
 
+/** Why an answer did not reach Claude Code, per `submit_interactive` disposition (reference §3.6). */
+const NOT_APPLIED: Record<Exclude<InteractiveResult['disposition'], 'answered'>, string> = {
+  superseded: '(answer not applied: Claude Code had stopped waiting for it, the turn was canceled or closed)',
+  conflict: '(answer not applied: a different answer to this request was already given)',
+  pending: '(answer not applied yet: Claude Code still waits for it)',
+  unknown: '(answer not applied: Claude Code no longer knows this request)',
+};
+
 export interface ChatSessionOptions {
   client: SidecarClient;
   agentSessionId: string;
@@ -35,6 +45,8 @@ export interface ChatSessionOptions {
   renderer: ChatRenderer;
   /** Shows an input prompt: for the next message, or for the answer to a question or approval. */
   showPrompt(prompt: string, purpose: 'message' | 'answer'): void;
+  /** Takes an answer's prompt away: Ctrl-C was pressed at it, or its turn ended without an answer. */
+  withdrawPrompt?(): void;
   /**
    * A person types at a terminal, possibly ahead while a turn runs: such a line waits to be the next
    * message (and is shown when it is sent), and an answer is taken only from a line typed after its
@@ -45,6 +57,8 @@ export interface ChatSessionOptions {
 
 interface ActiveTurn {
   readonly turnId: string;
+  /** The dialog waiting for the user's line, and its prompt. */
+  asking: { readonly kind: OpenDialog; readonly prompt: string } | undefined;
   readonly ended: Promise<void>;
   end(): void;
   /** Aborts a dialog still waiting for a line once the turn is over. */
@@ -113,7 +127,7 @@ export class ChatSession {
       return;
     }
     if (turn.cancel) {
-      this.#options.renderer.line('still canceling…');
+      this.#options.renderer.line('Still stopping…');
       return;
     }
     turn.cancel = this.#cancel(turn);
@@ -129,6 +143,7 @@ export class ChatSession {
       turnId: randomUUID(),
       ended,
       end,
+      asking: undefined,
       dialogs: new AbortController(),
       interactions: Promise.resolve(),
       cancel: undefined,
@@ -157,28 +172,46 @@ export class ChatSession {
     } else if (event.type === 'approval_requested' || event.type === 'user_input_requested') {
       const { payload } = event;
       const dialog = event.type === 'approval_requested' ? approvalDialog(payload) : userInputDialog(payload);
-      turn.interactions = turn.interactions.then(() => this.#ask(turn, payload, dialog));
+      const kind = event.type === 'approval_requested' ? 'approval' : 'answer';
+      turn.interactions = turn.interactions.then(() => this.#ask(turn, payload, dialog, kind));
     }
   }
 
-  async #ask(turn: ActiveTurn, request: InteractionRequested, dialog: InteractionDialog): Promise<void> {
+  async #ask(
+    turn: ActiveTurn,
+    request: InteractionRequested,
+    dialog: InteractionDialog,
+    kind: OpenDialog,
+  ): Promise<void> {
     const { reader, renderer } = this.#options;
     const answers: string[] = [];
     for (const step of dialog.steps) {
       for (const line of step.lines) renderer.line(line);
-      let answer: string | undefined;
-      while (answer === undefined) {
+      for (;;) {
         if (turn.dialogs.signal.aborted) return;
         this.#options.showPrompt(step.prompt, 'answer');
+        turn.asking = { kind, prompt: step.prompt };
         const typed = await reader.next(turn.dialogs.signal, { fresh: this.#options.interactive === true });
-        if (turn.dialogs.signal.aborted) return;
+        turn.asking = undefined;
+        if (turn.dialogs.signal.aborted) {
+          this.#options.withdrawPrompt?.();
+          return;
+        }
         if (typed === undefined) {
           renderer.line('(no input left: declined)');
           return this.#submit(turn, request, DECLINED);
         }
-        answer = step.parse(typed);
+        const reading = step.read(typed);
+        if ('retry' in reading) {
+          // Never ask again without a word: say what the step takes.
+          renderer.line([styled('yellow', reading.retry)]);
+          continue;
+        }
+        // Enter leaves nothing on screen, so the choice is said (for piped input it is the only record).
+        renderer.line([styled('dim', `→ ${reading.chosen}`)]);
+        answers.push(reading.answer);
+        break;
       }
-      answers.push(answer);
     }
     await this.#submit(turn, request, dialog.submission(answers));
   }
@@ -192,7 +225,7 @@ export class ChatSession {
         requestId: request.requestId,
         ...answer,
       });
-      if (result.disposition !== 'answered') renderer.line(`(answer not applied: ${result.disposition})`);
+      if (result.disposition !== 'answered') renderer.line(NOT_APPLIED[result.disposition]);
     } catch (error) {
       renderer.line(`could not send the answer: ${errorText(error)}`);
     }
@@ -200,18 +233,23 @@ export class ChatSession {
 
   async #cancel(turn: ActiveTurn): Promise<void> {
     const { client, agentSessionId, renderer } = this.#options;
-    renderer.line('canceling…');
+    // The question is moot once the turn is being stopped: its prompt would be drawn under every line.
+    const asking = turn.asking;
+    if (asking) this.#options.withdrawPrompt?.();
+    renderer.line('Stopping…');
+    let stopped = false;
     try {
       const result = await client.request<CancelResult>('cancel', {
         agentSessionId,
         turnId: turn.turnId,
         ...CANCEL_BUDGETS,
       });
-      renderer.line(
-        `cancel: ${result.canceled ? 'canceled' : 'nothing to cancel'} (${result.disposition}, ${result.dispatchPhase})`,
-      );
+      stopped = result.canceled;
+      renderer.line(cancelOutcomeText(result, asking?.kind));
     } catch (error) {
-      renderer.line(`cancel failed: ${errorText(error)}`);
+      renderer.line(`Could not stop the turn: ${errorText(error)}`);
     }
+    // Not stopped: the question still waits for its answer.
+    if (!stopped && turn.asking) this.#options.showPrompt(turn.asking.prompt, 'answer');
   }
 }

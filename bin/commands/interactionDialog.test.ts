@@ -1,32 +1,82 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { approvalDialog, DECLINED, userInputDialog } from './interactionDialog.ts';
+import { approvalDialog, DECLINED, type DialogStep, userInputDialog } from './interactionDialog.ts';
 import { approvalOptions, interactionRequest as request } from './interactionTestSupport.ts';
 
-test('an approval offers [a]llow, allow for [s]ession and [r]eject and maps each key to its option', () => {
+/** The answer a typed line gives a step, or fails with the step's retry text. */
+function answerOf(step: DialogStep | undefined, line: string): string {
+  assert.ok(step);
+  const reading = step.read(line);
+  assert.ok('answer' in reading, `"${line}" was refused: ${'retry' in reading ? reading.retry : ''}`);
+  return reading.answer;
+}
+
+/** The retry text a typed line gets, or fails when the line answers the step. */
+function retryOf(step: DialogStep | undefined, line: string): string {
+  assert.ok(step);
+  const reading = step.read(line);
+  assert.ok('retry' in reading, `"${line}" was taken as ${'answer' in reading ? reading.answer : ''}`);
+  return reading.retry;
+}
+
+test('an approval offers allow for [s]ession, [A]llow and [r]eject, the default in capitals and named', () => {
   const dialog = approvalDialog(request({ toolName: 'Bash', input: { command: 'touch x' }, options: approvalOptions }));
   const [step] = dialog.steps;
   assert.ok(step);
   assert.deepEqual(step.lines, ['Claude wants to use Bash: touch x']);
-  assert.equal(step.prompt, 'Allow for [s]ession / [A]llow / [R]eject > ');
-  assert.deepEqual(dialog.submission([step.parse('a') ?? '']), { action: 'allow', optionId: 'allow', payload: {} });
-  assert.deepEqual(dialog.submission([step.parse(' S ') ?? '']), {
+  assert.equal(step.prompt, 'Allow for [s]ession / [A]llow / [r]eject (Enter: Allow) > ');
+  assert.deepEqual(dialog.submission([answerOf(step, 'a')]), { action: 'allow', optionId: 'allow', payload: {} });
+  assert.deepEqual(dialog.submission([answerOf(step, ' S ')]), {
     action: 'allow',
     optionId: 'allow_always',
     payload: {},
   });
-  assert.deepEqual(dialog.submission([step.parse('reject') ?? '']), {
+  assert.deepEqual(dialog.submission([answerOf(step, 'reject')]), {
     action: 'reject',
     optionId: 'reject',
     payload: {},
   });
-  assert.equal(step.parse('maybe'), undefined);
+});
+
+test('at an approval, Enter takes the default (allow once), y allows once and n rejects', () => {
+  const [step] = approvalDialog(
+    request({ toolName: 'Bash', input: { command: 'ls' }, options: approvalOptions }),
+  ).steps;
+  assert.equal(answerOf(step, ''), 'allow');
+  assert.equal(answerOf(step, '   '), 'allow');
+  assert.deepEqual(step?.read(''), { answer: 'allow', chosen: 'Allow' }, 'the choice is said, Enter shows none');
+  for (const yes of ['y', 'Y', 'yes', ' YES ']) assert.equal(answerOf(step, yes), 'allow', yes);
+  for (const no of ['n', 'N', 'no']) assert.equal(answerOf(step, no), 'reject', no);
+  assert.notEqual(answerOf(step, 'y'), 'allow_always', 'a hurried yes never grants for the whole session');
+});
+
+test('anything else at an approval says what is accepted', () => {
+  const [step] = approvalDialog(
+    request({ toolName: 'Bash', input: { command: 'ls' }, options: approvalOptions }),
+  ).steps;
+  for (const typed of ['maybe', 'x', 'ok', '1', 'allow for']) {
+    assert.equal(
+      retryOf(step, typed),
+      'Not a choice. Type s (Allow for session), a or y (Allow), r or n (Reject), or press Enter for Allow.',
+      typed,
+    );
+  }
 });
 
 test('an approval without a session grant does not offer [s]', () => {
   const dialog = approvalDialog(request({ toolName: 'Write', input: {}, options: approvalOptions.slice(1) }));
-  assert.equal(dialog.steps[0]?.prompt, '[A]llow / [R]eject > ');
-  assert.equal(dialog.steps[0]?.parse('s'), undefined);
+  const [step] = dialog.steps;
+  assert.equal(step?.prompt, '[A]llow / [r]eject (Enter: Allow) > ');
+  assert.equal(retryOf(step, 's'), 'Not a choice. Type a or y (Allow), r or n (Reject), or press Enter for Allow.');
+});
+
+test('an approval with no allow-once option has no default: Enter says what it takes', () => {
+  const options = [approvalOptions[0], approvalOptions[2]].filter((option) => option !== undefined);
+  const [step] = approvalDialog(request({ toolName: 'Bash', input: {}, options })).steps;
+  assert.equal(step?.prompt, 'Allow for [s]ession / [r]eject > ');
+  assert.equal(retryOf(step, ''), 'Type s (Allow for session), r or n (Reject).');
+  assert.match(retryOf(step, 'y'), /^Not a choice\./, 'y never becomes a standing grant');
+  assert.equal(answerOf(step, 'n'), 'reject');
 });
 
 const questionInput = {
@@ -60,11 +110,14 @@ test('AskUserQuestion asks each question with numbered options and answers by qu
     '  1. SQLite — One file',
     '  2. PostgreSQL — A server',
   ]);
-  assert.equal(database.parse('2'), 'PostgreSQL');
-  assert.equal(database.parse('1,2'), '1,2', 'a single-select question takes one number; anything else is own text');
-  assert.equal(database.parse('  '), undefined);
-  assert.equal(languages.parse('1, 3'), 'TypeScript, Rust');
-  assert.equal(languages.parse('Zig'), 'Zig');
+  assert.deepEqual(database.read('2'), { answer: 'PostgreSQL', chosen: 'PostgreSQL' });
+  assert.equal(
+    answerOf(database, '1,2'),
+    '1,2',
+    'a single-select question takes one number; anything else is own text',
+  );
+  assert.equal(answerOf(languages, '1, 3'), 'TypeScript, Rust');
+  assert.equal(answerOf(languages, 'Zig'), 'Zig');
   assert.deepEqual(dialog.submission(['PostgreSQL', 'TypeScript, Rust']), {
     action: 'allow',
     optionId: '',
@@ -72,12 +125,28 @@ test('AskUserQuestion asks each question with numbered options and answers by qu
   });
 });
 
+test('a question has no default: Enter alone says what it takes', () => {
+  const [database, languages] = userInputDialog(request({ toolName: 'AskUserQuestion', input: questionInput })).steps;
+  assert.equal(retryOf(database, '  '), 'Type a number from 1 to 2, or your own answer.');
+  assert.equal(retryOf(languages, ''), 'Type one or more numbers from 1 to 3 separated by commas, or your own answer.');
+  const open = { questions: [{ id: 'q-name', question: 'Name it?', options: [] }] };
+  const [free] = userInputDialog(request({ toolName: 'AskUserQuestion', input: open })).steps;
+  assert.equal(free?.prompt, 'your answer > ');
+  assert.equal(retryOf(free, ''), 'Type your answer, then press Enter.');
+});
+
+/** What the sidecar offers to leave plan mode (exitPlanModeOptions without bypass). */
+const planOptions = [
+  { kind: 'allow_always', name: 'Yes, and use "auto" mode', optionId: 'auto' },
+  { kind: 'allow_always', name: 'Yes, and auto-accept edits', optionId: 'acceptEdits' },
+  { kind: 'allow_once', name: 'Yes, and manually approve edits', optionId: 'default' },
+  { kind: 'reject_once', name: 'No, keep planning', optionId: 'plan' },
+];
+
 test('ExitPlanMode shows the plan and picks a mode option by number', () => {
-  const options = [
-    { kind: 'allow_always', name: 'Yes, and auto-accept edits', optionId: 'acceptEdits' },
-    { kind: 'reject_once', name: 'No, keep planning', optionId: 'plan' },
-  ];
-  const dialog = userInputDialog(request({ toolName: 'ExitPlanMode', input: { plan: '1. Edit\n2. Test\n' }, options }));
+  const dialog = userInputDialog(
+    request({ toolName: 'ExitPlanMode', input: { plan: '1. Edit\n2. Test\n' }, options: planOptions }),
+  );
   const [step] = dialog.steps;
   assert.ok(step);
   assert.deepEqual(step.lines, [
@@ -85,16 +154,30 @@ test('ExitPlanMode shows the plan and picks a mode option by number', () => {
     '  1. Edit',
     '  2. Test',
     'ExitPlanMode:',
-    '  1. Yes, and auto-accept edits',
-    '  2. No, keep planning',
+    '  1. Yes, and use "auto" mode',
+    '  2. Yes, and auto-accept edits',
+    '  3. Yes, and manually approve edits (Enter)',
+    '  4. No, keep planning',
   ]);
-  assert.equal(step.parse('3'), undefined);
-  assert.deepEqual(dialog.submission([step.parse('1') ?? '']), {
-    action: 'allow',
-    optionId: 'acceptEdits',
-    payload: {},
-  });
-  assert.deepEqual(dialog.submission([step.parse('2') ?? '']), { action: 'reject', optionId: 'plan', payload: {} });
+  assert.equal(step.prompt, 'choose a number (Enter: 3) > ');
+  assert.deepEqual(dialog.submission([answerOf(step, '2')]), { action: 'allow', optionId: 'acceptEdits', payload: {} });
+  assert.deepEqual(dialog.submission([answerOf(step, '4')]), { action: 'reject', optionId: 'plan', payload: {} });
+});
+
+test('at the plan, Enter and y approve with each edit asked, n keeps planning, anything else says what is accepted', () => {
+  const [step] = userInputDialog(
+    request({ toolName: 'ExitPlanMode', input: { plan: 'x' }, options: planOptions }),
+  ).steps;
+  assert.deepEqual(step?.read(''), { answer: 'default', chosen: 'Yes, and manually approve edits' });
+  assert.equal(answerOf(step, 'y'), 'default', 'a hurried yes grants the least: each edit is still asked');
+  assert.equal(answerOf(step, 'no'), 'plan');
+  for (const typed of ['5', '0', 'go', '1,2']) {
+    assert.equal(
+      retryOf(step, typed),
+      'Not a choice. Type a number from 1 to 4 (or y for 3, n for 4), or press Enter for 3.',
+      typed,
+    );
+  }
 });
 
 test('an answer naming no offered option declines', () => {

@@ -87,6 +87,21 @@ test('output while a prompt is shown takes the prompt away, prints, then draws i
   assert.deepEqual(t.lines, ['half typed!']);
 });
 
+test('a withdrawn prompt stays as a record, its line ended, and is not drawn again after later output', async () => {
+  const t = setup();
+  t.terminalConsole.prompt('Allow? > ');
+  assert.equal(visible(t.take()), 'Allow? > ');
+  t.terminalConsole.withdrawPrompt();
+  assert.equal(t.take(), '\n', 'the line ends; nothing is erased');
+  t.terminalConsole.withdrawPrompt();
+  assert.equal(t.take(), '', 'a second withdraw writes nothing');
+  t.terminalConsole.write(['Stopping…\n']);
+  t.terminalConsole.write(['— canceled\n']);
+  assert.equal(t.take(), 'Stopping…\n— canceled\n', 'no prompt erased or redrawn around the output');
+  t.terminalConsole.prompt('› ');
+  assert.equal(visible(t.take()), '› ');
+});
+
 test('Ctrl-D ends the input; a prompt asked for afterwards is ignored instead of throwing', async () => {
   const t = setup();
   t.terminalConsole.write(['a turn is running…']);

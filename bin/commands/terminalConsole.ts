@@ -143,6 +143,18 @@ export class TerminalConsole {
     this.#drawPrompt();
   }
 
+  /**
+   * Stops drawing the prompt (its question no longer waits): as a shell does with Ctrl-C, the prompt
+   * stays on screen as a record and its line ends, so later output neither erases nor repeats it.
+   */
+  withdrawPrompt(): void {
+    this.#prompt = undefined;
+    if (!this.#shown) return;
+    this.#shown = false;
+    this.#writeOut('\n');
+    this.#atLineStart = true;
+  }
+
   /** Stops reading input (ending it); writing still works. */
   close(): void {
     this.#closing = true;
