@@ -14,9 +14,33 @@ const allowForSession: InteractionOption = {
 const allowOnce: InteractionOption = { kind: 'allow_once', name: 'Allow', optionId: 'allow' };
 const reject: InteractionOption = { kind: 'reject_once', name: 'Reject', optionId: 'reject' };
 
-/** "Allow for session" is left out when Claude Code says this ask must not offer a standing grant. */
-export function approvalOptions(offerAllowForSession: boolean): InteractionOption[] {
-  return offerAllowForSession ? [allowForSession, allowOnce, reject] : [allowOnce, reject];
+/**
+ * "Allow for session" is left out when Claude Code says this ask must not offer a standing grant. When
+ * offered, it says what it covers (`sessionGrant`): the session ledger remembers this exact request, and
+ * Claude Code applies the rules and directories of `grant` (see `sessionGrant`) for the rest of the session.
+ */
+export function approvalOptions(
+  offerAllowForSession: boolean,
+  grant: readonly PermissionUpdate[] = [],
+): InteractionOption[] {
+  if (!offerAllowForSession) return [allowOnce, reject];
+  return [{ ...allowForSession, sessionGrant: grantSummary(grant) } as InteractionOption, allowOnce, reject];
+}
+
+/** The rules (`Bash(npm test:*)`, `Bash(touch a.txt)`, `WebFetch`) and directories a session grant adds. */
+export function grantSummary(grant: readonly PermissionUpdate[]): { rules: string[]; directories: string[] } {
+  const rules: string[] = [];
+  const directories: string[] = [];
+  for (const update of grant) {
+    if (update.type === 'addRules') {
+      for (const rule of update.rules) {
+        rules.push(rule.ruleContent === undefined ? rule.toolName : `${rule.toolName}(${rule.ruleContent})`);
+      }
+    } else if (update.type === 'addDirectories') {
+      directories.push(...update.directories);
+    }
+  }
+  return { rules, directories };
 }
 
 const allowChoices: ReadonlySet<string> = new Set([

@@ -115,7 +115,13 @@ describe('createCanUseTool: approvals', () => {
       toolName: 'Bash',
       input,
       options: [
-        { kind: 'allow_always', name: 'Allow for session', optionId: 'allow_always' },
+        {
+          kind: 'allow_always',
+          name: 'Allow for session',
+          optionId: 'allow_always',
+          // What the session grant covers: the rule Claude Code suggested (here the exact command).
+          sessionGrant: { rules: ['Bash(touch a.txt)'], directories: [] },
+        },
         { kind: 'allow_once', name: 'Allow', optionId: 'allow' },
         { kind: 'reject_once', name: 'Reject', optionId: 'reject' },
       ],

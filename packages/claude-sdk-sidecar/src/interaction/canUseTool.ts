@@ -145,7 +145,7 @@ export function createCanUseTool(deps: CanUseToolDeps): CanUseTool {
       return exitPlanModeResult(reply, input, deps.canBypassPermissions);
     }
 
-    const options = approvalOptions(sdk.suppressAlwaysAllowRule !== true);
+    const options = approvalOptions(sdk.suppressAlwaysAllowRule !== true, sessionGrant(sdk.suggestions));
     const reply = await ask({ kind: 'approval', turnId, toolName, input, options, sdk });
     if ('behavior' in reply) return reply;
     switch (approvalDecision(reply)) {

@@ -82,12 +82,30 @@ export class ToolCalls {
   progress(message: JsonRecord, turnId: string | undefined): void {
     const id = nonEmptyString(message.tool_use_id);
     if (id === undefined || this.#completed.has(id)) return;
+    const heartbeatOf = heartbeatTarget(message, id);
+    if (heartbeatOf !== undefined) {
+      this.#heartbeat(heartbeatOf, message, turnId);
+      return;
+    }
     const tool =
       this.#calls.get(id) ??
       this.#register(id, stringOrEmpty(message.tool_name), {}, nonEmptyString(message.parent_tool_use_id), turnId);
     if (!tool.started) this.#start(tool, turnId);
     const turn = turnId ?? tool.turnId;
     if (turn === undefined) return;
+    const elapsed = message.elapsed_time_seconds;
+    const extra = typeof elapsed === 'number' ? { elapsedSeconds: elapsed } : undefined;
+    this.#emit('tool_updated', buildToolCallPayload(turn, tool, 'streaming', undefined, extra));
+  }
+
+  /**
+   * A heartbeat of a running call: its elapsed time, reported on the call itself. One for a call that
+   * ended or was never announced is dropped; a heartbeat is never a call of its own.
+   */
+  #heartbeat(toolUseId: string, message: JsonRecord, turnId: string | undefined): void {
+    const tool = this.#calls.get(toolUseId);
+    const turn = turnId ?? tool?.turnId;
+    if (tool === undefined || !tool.started || turn === undefined) return;
     const elapsed = message.elapsed_time_seconds;
     const extra = typeof elapsed === 'number' ? { elapsedSeconds: elapsed } : undefined;
     this.#emit('tool_updated', buildToolCallPayload(turn, tool, 'streaming', undefined, extra));
@@ -202,6 +220,20 @@ export class ToolCalls {
       buildToolCallPayload(turn, tool, failed ? 'failed' : 'completed', view, metadata),
     );
   }
+}
+
+/** `<id>-heartbeat-<n>` (a tool's) and `hook-<event>-<id>-heartbeat-<n>` (a hook's). */
+const HEARTBEAT_ID = /^(?:hook-[A-Za-z]+-)?(.+)-heartbeat-\d+$/;
+
+/**
+ * The running call a `tool_progress` is a heartbeat of. Claude Code sends one every 30 s while a tool
+ * (or a hook of it) runs without progress of its own, under an id of its own and with
+ * `parent_tool_use_id` naming the running call (`heartbeat: true` on the newer ones).
+ */
+function heartbeatTarget(message: JsonRecord, id: string): string | undefined {
+  const parent = nonEmptyString(message.parent_tool_use_id);
+  if (parent === undefined || parent === id) return undefined;
+  return message.heartbeat === true || HEARTBEAT_ID.exec(id)?.[1] === parent ? parent : undefined;
 }
 
 function backgroundProcess(tool: ToolCallState): Partial<ToolCallMetadata> {
