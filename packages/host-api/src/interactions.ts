@@ -26,6 +26,21 @@ export const interactionAnswerSchema = z.object({
 });
 export type InteractionAnswer = z.output<typeof interactionAnswerSchema>;
 
+/**
+ * What "Allow for this session" covers, as the agent process remembers it until the session ends: always
+ * this exact request (the same tool with the same input), plus the rules Claude Code suggested for it
+ * (`Bash(npm test:*)`, or the exact command as a rule) and the directories it suggested adding. Carried on
+ * the `allow_always` option of an approval (`sessionGrant`), and in the decision once chosen.
+ */
+export const sessionGrantSchema = z.object({
+  rules: z.array(z.string()),
+  directories: z.array(z.string()),
+});
+export type SessionGrant = z.output<typeof sessionGrantSchema>;
+
+/** An option of an interaction; `sessionGrant` on the `allow_always` option of an approval. */
+export const interactionChoiceSchema = interactionOptionSchema.extend({ sessionGrant: sessionGrantSchema.optional() });
+
 export const interactionSchema = z.object({
   requestId: z.string(),
   session_id: z.string(),
@@ -38,7 +53,7 @@ export const interactionSchema = z.object({
    * (`contract-question-…` when Claude Code sent none); answers are keyed by it.
    */
   input: z.record(z.string(), z.unknown()),
-  options: z.array(interactionOptionSchema),
+  options: z.array(interactionChoiceSchema),
   /** The subagent that asks, when it is not the main agent. */
   agentId: z.string().nullable(),
   /** The Agent tool call the asking subagent runs under. */

@@ -1,5 +1,11 @@
 import { toolCallTypes } from '@outrigger/protocol/schemas';
 import { z } from 'zod';
+import {
+  interactionAnswerSchema,
+  interactionKinds,
+  interactionResolutions,
+  sessionGrantSchema,
+} from './interactions.ts';
 import { imageMediaTypes } from './limits.ts';
 
 /*
@@ -79,6 +85,60 @@ export const backgroundProcessSchema = z.object({
   status: z.string(),
 });
 
+/**
+ * How a call ended, once it has: `completed`; `failed` (the tool reported an error); `denied` (the person
+ * refused it: an approval denied, a question skipped, a plan sent back); `canceled` (its turn was stopped);
+ * `timed_out` (it ran past the host's `--tool-timeout`, set while the call still runs); `stopped` (it was
+ * cut short without a result: the host stopped, the agent process exited, or its turn ended first).
+ */
+export const toolOutcomes = ['completed', 'failed', 'denied', 'canceled', 'timed_out', 'stopped'] as const;
+export type ToolOutcome = (typeof toolOutcomes)[number];
+
+/**
+ * What the person decided on the call's approval, question or plan. `not_answered`: the request went
+ * away first (`resolution` says why).
+ */
+export const toolDecisionChoices = [
+  'allowed_once',
+  'allowed_for_session',
+  'denied',
+  'answered',
+  'skipped',
+  'plan_approved',
+  'kept_planning',
+  'not_answered',
+] as const;
+export type ToolDecisionChoice = (typeof toolDecisionChoices)[number];
+
+/** One AskUserQuestion question with what was chosen (option labels and "Other" text, in order). */
+export const answeredQuestionSchema = z.object({
+  question: z.string(),
+  header: z.string().nullable(),
+  answers: z.array(z.string()),
+  notes: z.string().nullable(),
+});
+export type AnsweredQuestion = z.output<typeof answeredQuestionSchema>;
+
+/** The decision, stored with the call so that it reads the same live and after a reload. */
+export const toolDecisionSchema = z.object({
+  requestId: z.string(),
+  kind: z.enum(interactionKinds),
+  choice: z.enum(toolDecisionChoices),
+  resolution: z.enum(interactionResolutions),
+  /** The answer as it was sent (null when not answered). */
+  answer: interactionAnswerSchema.nullable(),
+  /** `denied`: the reason the person gave, which Claude read; null when they gave none. */
+  denyMessage: z.string().nullable(),
+  /** `allowed_for_session`: what the grant covers; null when the agent did not say. */
+  sessionGrant: sessionGrantSchema.nullable(),
+  /** `answered`: each question with its chosen answers, in the order asked. */
+  questions: z.array(answeredQuestionSchema),
+  /** `plan_approved`: the permission mode the session goes on in. */
+  permissionMode: z.string().nullable(),
+  decidedAt: z.number(),
+});
+export type ToolDecision = z.output<typeof toolDecisionSchema>;
+
 export const toolUseBlockSchema = z.object({
   type: z.literal('tool_use'),
   /** The `tool_use_id`. */
@@ -96,8 +156,18 @@ export const toolUseBlockSchema = z.object({
   background: backgroundProcessSchema.nullable(),
   /** Latest live output (`tool_output`), cut to the preview length; the result replaces it. */
   output: z.string().nullable(),
+  /** Host clock; the duration a client shows is `endedAt - startedAt`, live and after a reload alike. */
   startedAt: z.number(),
   endedAt: z.number().nullable(),
+  /** How the call ended (see `toolOutcomes`); null while it runs, except `timed_out`, set when it is hit. */
+  outcome: z.enum(toolOutcomes).nullable(),
+  /** What the person decided on this call's approval, question or plan; null when nobody was asked. */
+  decision: toolDecisionSchema.nullable(),
+  /**
+   * How long the tool has run by Claude Code's own clock, from its latest progress report (Claude Code
+   * sends a heartbeat every 30 s while a tool shows no output); null until one arrives.
+   */
+  elapsedSeconds: z.number().nullable(),
 });
 export type ToolUseBlock = z.output<typeof toolUseBlockSchema>;
 

@@ -1,16 +1,20 @@
-import type {
-  InteractionAnswer,
-  InteractionKind,
-  interactionResolutions,
-  PatchSettingsBody,
+import {
+  type InteractionAnswer,
+  type InteractionKind,
+  type interactionResolutions,
+  type PatchSettingsBody,
+  toolDecisionOf,
 } from '@outrigger/host-api';
 import type { InteractionRecord, SessionRecord, TurnRecord } from '../store/records.ts';
 import type { ProjectionDraft } from './projectionDraft.ts';
 import { toolBlockOf } from './rows.ts';
+import { recordDecision } from './toolProjection.ts';
 
 /*
  * Interactions (*answered once*): stored when the agent asks, resolved once (answered or superseded),
- * each change on the session stream and the host stream; and the settings they can change.
+ * each change on the session stream and the host stream, the decision kept on the tool call's row (so
+ * that it reads the same after a reload, when only pending interactions are loaded); and the settings
+ * they can change.
  */
 
 export type SupersedeResolution = Exclude<(typeof interactionResolutions)[number], 'answered'>;
@@ -67,6 +71,7 @@ export function answerInteraction(d: ProjectionDraft, interaction: InteractionRe
   };
   d.putInteraction(answered);
   emitResolved(d, answered);
+  recordDecision(d, interaction.tool_use_id, toolDecisionOf(answered, answer, d.now));
   // ExitPlanMode: the chosen option is the permission mode the session continues in.
   if (interaction.kind === 'plan' && answer.action === 'allow' && permissionModes.has(answer.optionId)) {
     applySettings(d, {
@@ -84,6 +89,7 @@ export function supersedeInteraction(
   const superseded: InteractionRecord = { ...interaction, status: 'superseded', resolution, resolvedAt: d.now };
   d.putInteraction(superseded);
   emitResolved(d, superseded);
+  recordDecision(d, interaction.tool_use_id, toolDecisionOf(superseded, null, d.now));
 }
 
 function emitResolved(d: ProjectionDraft, interaction: InteractionRecord): void {

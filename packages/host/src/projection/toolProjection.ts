@@ -3,8 +3,11 @@ import {
   type BackgroundTask,
   type ContentBlock,
   hostLimits,
+  type ToolDecision,
+  type ToolOutcome,
   type ToolResultBlock,
   type ToolUseBlock,
+  toolDecisionOf,
 } from '@outrigger/host-api';
 import type { DelegatedTask, ToolCall } from '@outrigger/protocol';
 import type { MessageRecord, TurnRecord } from '../store/records.ts';
@@ -13,8 +16,11 @@ import { newRow, resultBlockOf, toolBlockOf } from './rows.ts';
 import { isTerminalTurn } from './sessionStatus.ts';
 import {
   backgroundOf,
+  elapsedSecondsOf,
   fileChangeOf,
+  heartbeatTargetOf,
   liveOutputOf,
+  outcomeOfResult,
   resultReplaces,
   structuredPatchOf,
   synthesizedResult,
@@ -43,6 +49,11 @@ const endedTaskStatuses: ReadonlySet<string> = new Set([
 const preview = (text: string): string => text.slice(0, hostLimits.toolResultPreviewChars);
 
 export function toolUse(d: ProjectionDraft, turn: TurnRecord, call: ToolCall): void {
+  const heartbeatOf = heartbeatTargetOf(call, (id) => d.toolRow(id) !== undefined);
+  if (heartbeatOf !== undefined) {
+    heartbeat(d, heartbeatOf, call);
+    return;
+  }
   const existing = d.toolRow(call.toolCallId);
   const before = existing === undefined ? undefined : toolBlockOf(existing);
   const liveOutput = liveOutputOf(call);
@@ -77,7 +88,15 @@ export function toolResult(d: ProjectionDraft, turn: TurnRecord, call: ToolCall,
   const wins = resultReplaces(incoming.resultSource, stored?.resultSource);
   const winner = wins ? incoming : stored!;
   const status: ToolUseBlock['status'] = wins ? (failed ? 'failed' : 'completed') : (before?.status ?? 'completed');
-  const tool = toolBlock(d, call, before, { status, endedAt: before?.endedAt ?? d.now });
+  const decision = before?.decision ?? decisionFromInteractions(d, call.toolCallId);
+  const outcome: ToolOutcome = wins
+    ? outcomeOfResult(status === 'failed', winner, {
+        previous: before?.outcome ?? null,
+        decision,
+        turnCanceled: turn.status === 'canceled' || call.metadata.interrupted === true,
+      })
+    : (before?.outcome ?? (status === 'failed' ? 'failed' : 'completed'));
+  const tool = toolBlock(d, call, before, { status, endedAt: before?.endedAt ?? d.now, outcome, decision });
   if (
     before !== undefined &&
     stored !== undefined &&
@@ -97,9 +116,66 @@ export function toolResult(d: ProjectionDraft, turn: TurnRecord, call: ToolCall,
     call.toolCallId,
     tool.status === 'failed' ? 'failed' : 'completed',
     previewToolResult(incoming),
+    tool,
   );
   trackBackgroundCommand(d, row, tool);
   d.touch();
+}
+
+/**
+ * A heartbeat Claude Code sent for a running call (`<id>-heartbeat-<n>`): the call's elapsed time moves on;
+ * it is never a call of its own. A heartbeat for a call that already ended changes nothing.
+ */
+function heartbeat(d: ProjectionDraft, toolUseId: string, call: ToolCall): void {
+  const row = d.toolRow(toolUseId)!;
+  const tool = toolBlockOf(row)!;
+  const elapsedSeconds = elapsedSecondsOf(call);
+  if (tool.status !== 'running' || elapsedSeconds === undefined || elapsedSeconds === tool.elapsedSeconds) return;
+  updateToolBlock(d, row, { ...tool, elapsedSeconds });
+}
+
+/** The person decided on the call's interaction (or it went away unanswered): stored on the call's row. */
+export function recordDecision(d: ProjectionDraft, toolUseId: string, decision: ToolDecision): void {
+  const row = d.toolRow(toolUseId);
+  const tool = row === undefined ? undefined : toolBlockOf(row);
+  if (row === undefined || tool === undefined) return; // the row picks it up when it appears (toolBlock)
+  // An answer beats a later "not answered" of the same call (a second request superseded at the turn's end).
+  if (decision.choice === 'not_answered' && tool.decision !== null && tool.decision.choice !== 'not_answered') return;
+  if (JSON.stringify(tool.decision) === JSON.stringify(decision)) return;
+  const denied = decision.choice === 'denied' || decision.choice === 'skipped' || decision.choice === 'kept_planning';
+  const outcome = tool.status !== 'running' && denied && tool.outcome === 'failed' ? 'denied' : tool.outcome;
+  updateToolBlock(d, row, { ...tool, decision, outcome });
+}
+
+/** The call ran past the host's `--tool-timeout`: its outcome is `timed_out` whatever result the cancel brings. */
+export function markTimedOut(d: ProjectionDraft, toolUseId: string): void {
+  const row = d.toolRow(toolUseId);
+  const tool = row === undefined ? undefined : toolBlockOf(row);
+  if (row === undefined || tool === undefined || tool.outcome === 'timed_out') return;
+  if (tool.status !== 'running') return; // it ended before the time-out was recorded
+  updateToolBlock(d, row, { ...tool, outcome: 'timed_out' });
+}
+
+/** Stores a changed tool block (the result stays) and tells the clients. */
+function updateToolBlock(d: ProjectionDraft, row: MessageRecord, tool: ToolUseBlock): void {
+  d.putMessage({
+    ...row,
+    content: row.content.map((block) => (block.type === 'tool_use' ? tool : block)),
+    updatedAt: d.now,
+  });
+  d.emit({ type: 'tool_use', data: { session_id: d.sessionId, turnId: row.turnId, messageId: row.id, tool } });
+  d.touch();
+}
+
+/** The latest resolved interaction of a call, as its decision (a row that appears after the answer). */
+function decisionFromInteractions(d: ProjectionDraft, toolUseId: string): ToolDecision | null {
+  let latest: ToolDecision | null = null;
+  for (const interaction of d.allInteractions()) {
+    if (interaction.tool_use_id !== toolUseId || interaction.status === 'pending') continue;
+    const decision = toolDecisionOf(interaction, interaction.answer, interaction.resolvedAt ?? d.now);
+    if (latest === null || latest.choice === 'not_answered' || decision.choice !== 'not_answered') latest = decision;
+  }
+  return latest;
 }
 
 function toolBlock(
@@ -128,6 +204,9 @@ function toolBlock(
     output: before?.output ?? null,
     startedAt: before?.startedAt ?? d.now,
     endedAt: before?.endedAt ?? null,
+    outcome: before?.outcome ?? null,
+    decision: before?.decision ?? decisionFromInteractions(d, call.toolCallId),
+    elapsedSeconds: elapsedSecondsOf(call) ?? before?.elapsedSeconds ?? null,
     ...overrides,
   };
 }
@@ -297,13 +376,27 @@ function closeSubagentCalls(d: ProjectionDraft, agentToolUseId: string, reason: 
   }
 }
 
-export function synthesize(d: ProjectionDraft, row: MessageRecord, reason: string): void {
+/**
+ * A call left open ends with the host's own error result. `outcome`: `canceled` when its turn was stopped,
+ * else `stopped`; a call that timed out stays `timed_out`.
+ */
+export function synthesize(
+  d: ProjectionDraft,
+  row: MessageRecord,
+  reason: string,
+  outcome: 'canceled' | 'stopped' = 'stopped',
+): void {
   const tool = toolBlockOf(row)!;
   const result = synthesizedResult(tool.id, reason);
-  const ended: ToolUseBlock = { ...tool, status: 'failed', endedAt: tool.endedAt ?? d.now };
+  const ended: ToolUseBlock = {
+    ...tool,
+    status: 'failed',
+    endedAt: tool.endedAt ?? d.now,
+    outcome: tool.outcome === 'timed_out' ? 'timed_out' : outcome,
+  };
   const stored: MessageRecord = { ...row, content: [ended, result], status: 'complete', updatedAt: d.now };
   d.putMessage(stored);
-  emitToolResult(d, row, tool.id, 'failed', result);
+  emitToolResult(d, row, tool.id, 'failed', result, ended);
 }
 
 function emitToolResult(
@@ -312,10 +405,19 @@ function emitToolResult(
   toolUseId: string,
   status: 'completed' | 'failed',
   result: ToolResultBlock,
+  tool: ToolUseBlock,
 ): void {
   d.emit({
     type: 'tool_result',
-    data: { session_id: d.sessionId, turnId: row.turnId, messageId: row.id, tool_use_id: toolUseId, status, result },
+    data: {
+      session_id: d.sessionId,
+      turnId: row.turnId,
+      messageId: row.id,
+      tool_use_id: toolUseId,
+      status,
+      result,
+      tool,
+    },
   });
 }
 

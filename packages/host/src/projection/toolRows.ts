@@ -1,4 +1,11 @@
-import type { FileChange, ResultSource, ToolResultBlock, ToolUseBlock } from '@outrigger/host-api';
+import type {
+  FileChange,
+  ResultSource,
+  ToolDecision,
+  ToolOutcome,
+  ToolResultBlock,
+  ToolUseBlock,
+} from '@outrigger/host-api';
 import type { ToolCall } from '@outrigger/protocol';
 
 /*
@@ -159,4 +166,42 @@ export function backgroundOf(call: ToolCall): ToolUseBlock['background'] {
   const process = call.metadata.backgroundProcess;
   if (process === undefined) return null;
   return { taskId: process.taskId ?? null, status: process.status };
+}
+
+/** Claude Code's own run time of the call, from a progress report (`tool_progress.elapsed_time_seconds`). */
+export function elapsedSecondsOf(call: ToolCall): number | undefined {
+  const value = call.metadata.elapsedSeconds;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+/** `<id>-heartbeat-<n>` (a tool's) and `hook-<event>-<id>-heartbeat-<n>` (a hook's), under `parent_tool_use_id: <id>`. */
+const heartbeatId = /^(?:hook-[A-Za-z]+-)?(.+)-heartbeat-\d+$/;
+
+/**
+ * The call a heartbeat is about, when `call` is one: Claude Code reports a running tool's heartbeat as a
+ * `tool_progress` with its own id under the running call. The sidecar folds these into the running call;
+ * an event from a sidecar that does not is still never a call of its own here. `known`: is a call stored.
+ */
+export function heartbeatTargetOf(call: ToolCall, known: (toolUseId: string) => boolean): string | undefined {
+  const parent = call.metadata.parentToolUseId;
+  if (parent === undefined || parent === call.toolCallId || !known(parent) || known(call.toolCallId)) return undefined;
+  const matched = heartbeatId.exec(call.toolCallId);
+  return call.metadata.heartbeat === true || matched?.[1] === parent ? parent : undefined;
+}
+
+/** Claude Code's tool_result text for a call the user interrupted (a stop, or a denial that interrupts). */
+const interruptedToolText = "The user doesn't want to proceed with this tool use";
+
+/** What a call's winning result says about how it ended. */
+export function outcomeOfResult(
+  failed: boolean,
+  result: Pick<ToolResultBlock, 'resultSource' | 'content'>,
+  context: { previous: ToolOutcome | null; decision: ToolDecision | null; turnCanceled: boolean },
+): ToolOutcome {
+  if (context.previous === 'timed_out') return 'timed_out';
+  if (!failed) return 'completed';
+  const choice = context.decision?.choice;
+  if (choice === 'denied' || choice === 'skipped' || choice === 'kept_planning') return 'denied';
+  if (context.turnCanceled || result.content.startsWith(interruptedToolText)) return 'canceled';
+  return result.resultSource === 'synthesized' ? 'stopped' : 'failed';
 }
