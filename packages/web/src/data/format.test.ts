@@ -7,6 +7,13 @@ test('durations, clocks, tokens, costs and names read the way a person says them
   assert.equal(formatDuration(4200), '4.2 s');
   assert.equal(formatDuration(72_000), '1 m 12 s');
   assert.equal(formatDuration(7_500_000), '2 h 5 m');
+  // Sub-second is said in ms (a 623 ms turn is not "1 s"); no unit ever rounds up to its own limit.
+  assert.equal(formatDuration(623), '623 ms');
+  assert.equal(formatDuration(999.6), '1.0 s');
+  assert.equal(formatDuration(9_960), '10 s');
+  assert.equal(formatDuration(59_600), '1 m 0 s');
+  assert.equal(formatDuration(119_600), '2 m 0 s');
+  assert.equal(formatDuration(3_599_900), '1 h 0 m');
   assert.equal(formatElapsed(7_000), '0:07');
   assert.equal(formatElapsed(750_000), '12:30');
   assert.equal(formatElapsed(3_723_000), '1:02:03');

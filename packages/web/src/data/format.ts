@@ -1,11 +1,18 @@
-/** `4.2 s`, `1 m 12 s`, `2 h 5 m`: a duration for a footer or a tooltip. */
+/**
+ * `623 ms`, `4.2 s`, `1 m 12 s`, `2 h 5 m`: a duration for a footer or a tooltip. Under a second it says
+ * the milliseconds (a 623 ms turn is not "1 s"); each unit rounds once, so 59.6 s reads `1 m 0 s`, not `60 s`.
+ */
 export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
-  const seconds = ms / 1000;
-  if (seconds < 60) return `${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)} s`;
+  const millis = Math.max(0, Math.round(ms));
+  if (millis < 1000) return `${millis} ms`;
+  const tenths = Math.round(millis / 100);
+  if (tenths < 100) return `${(tenths / 10).toFixed(1)} s`;
+  const seconds = Math.round(millis / 1000);
+  if (seconds < 60) return `${seconds} s`;
   const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes} m ${Math.round(seconds % 60)} s`;
-  return `${Math.floor(minutes / 60)} h ${minutes % 60} m`;
+  if (minutes < 60) return `${minutes} m ${seconds % 60} s`;
+  const totalMinutes = Math.round(seconds / 60);
+  return `${Math.floor(totalMinutes / 60)} h ${totalMinutes % 60} m`;
 }
 
 /** `0:07`, `12:30`, `1:02:03`: a running clock. */

@@ -1,10 +1,9 @@
 import { type AnswerInteractionBody, type FileChange, HostApiError, type Interaction } from '@outrigger/host-api';
-import { lazy, type ReactNode, Suspense, useEffect, useRef, useState } from 'react';
+import { lazy, type ReactNode, Suspense, useEffect, useId, useRef, useState } from 'react';
 import { fileChangeFromInput } from '../data/fileDiff.ts';
 import { messageOf } from '../data/format.ts';
 import {
   approvalAnswer,
-  chosenAnswers,
   isAnswered,
   planAnswer,
   planOf,
@@ -12,6 +11,7 @@ import {
   questionAnswer,
   questionsOf,
 } from '../data/questionForm.ts';
+import { grantText } from '../data/toolOutcome.ts';
 import { toolLabel } from '../data/toolSummary.ts';
 import { useAction } from './hooks.ts';
 import { Icon, type IconName } from './Icon.tsx';
@@ -90,7 +90,8 @@ function ApprovalForm({ interaction, who, busy, onSubmit, fileChange }: FormProp
     if (denying) reason.current?.focus();
   }, [denying]);
   const command = typeof interaction.input.command === 'string' ? interaction.input.command : null;
-  const allowsAlways = interaction.options.some((option) => option.optionId === 'allow_always');
+  const always = interaction.options.find((option) => option.optionId === 'allow_always');
+  const grantId = useId();
   return (
     <>
       <PromptTitle icon="alert">
@@ -146,11 +147,12 @@ function ApprovalForm({ interaction, who, busy, onSubmit, fileChange }: FormProp
           >
             Allow
           </button>
-          {allowsAlways && (
+          {always !== undefined && (
             <button
               type="button"
               className="btn"
               disabled={busy}
+              aria-describedby={grantId}
               onClick={() => onSubmit(approvalAnswer('allow_always'))}
             >
               Allow for this session
@@ -160,6 +162,11 @@ function ApprovalForm({ interaction, who, busy, onSubmit, fileChange }: FormProp
             Deny…
           </button>
         </div>
+      )}
+      {always !== undefined && !denying && (
+        <p className="prompt-grant" id={grantId}>
+          For this session allows {grantText(always.sessionGrant, interaction.toolName)}, without asking again.
+        </p>
       )}
     </>
   );
@@ -290,31 +297,4 @@ function PlanForm({ interaction, who, busy, onSubmit }: FormProps) {
       </div>
     </>
   );
-}
-
-/** One line for an interaction that is over: what was decided, or why it cannot be answered. */
-export function resolvedText(interaction: Interaction): string {
-  if (interaction.status === 'superseded') {
-    const why =
-      interaction.resolution === 'sidecar_exited'
-        ? 'the agent process exited'
-        : interaction.resolution === 'host_restarted'
-          ? 'the host restarted'
-          : 'its turn ended';
-    return `Not answered: ${why}.`;
-  }
-  const answer = interaction.answer;
-  if (answer === null) return 'Answered.';
-  if (interaction.kind === 'question') {
-    if (answer.action === 'reject') return 'Question skipped.';
-    const chosen = chosenAnswers(answer.payload);
-    return chosen === '' ? 'Answered.' : `Answered: ${chosen}.`;
-  }
-  if (interaction.kind === 'plan')
-    return answer.action === 'reject' ? 'Kept planning.' : `Plan approved (${answer.optionId}).`;
-  if (answer.action === 'reject') {
-    const message = typeof answer.payload.denyMessage === 'string' ? `: ${answer.payload.denyMessage}` : '.';
-    return `Denied${message}`;
-  }
-  return answer.optionId === 'allow_always' ? 'Allowed for this session.' : 'Allowed once.';
 }

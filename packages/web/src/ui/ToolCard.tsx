@@ -1,13 +1,15 @@
-import type { Interaction, ToolResultBlock } from '@outrigger/host-api';
+import type { Interaction, ToolDecision, ToolResultBlock, ToolUseBlock } from '@outrigger/host-api';
 import { lazy, Suspense, useId, useMemo, useState } from 'react';
 import { diffStats, unifiedDiffOf } from '../data/fileDiff.ts';
 import { formatDuration, formatElapsed } from '../data/format.ts';
+import { chosenAnswers, questionsOf } from '../data/questionForm.ts';
 import { resultOf, toolOf } from '../data/sessionReducer.ts';
 import type { ToolNode } from '../data/timeline.ts';
+import { decisionText, outcomeLabel, outcomeOf } from '../data/toolOutcome.ts';
 import { toolKind, toolLabel, toolSummary } from '../data/toolSummary.ts';
 import { useAction, useNow } from './hooks.ts';
 import { Icon, ToolIcon } from './Icon.tsx';
-import { type Answer, PromptCard, resolvedText } from './PromptCard.tsx';
+import { type Answer, PromptCard } from './PromptCard.tsx';
 
 const DiffView = lazy(() => import('./DiffView.tsx').then((module) => ({ default: module.DiffView })));
 
@@ -34,7 +36,6 @@ export function ToolCard({
   const result = resultOf(node.row);
   const kind = toolKind(tool);
   const pending = node.interactions.filter((interaction) => interaction.status === 'pending');
-  const resolved = node.interactions.filter((interaction) => interaction.status !== 'pending');
   const [open, setOpen] = useState(false);
   const bodyId = useId();
   const running = tool.status === 'running';
@@ -43,28 +44,30 @@ export function ToolCard({
     () => (tool.fileChange === null ? null : diffStats(unifiedDiffOf(tool.fileChange))),
     [tool.fileChange],
   );
-  const elapsed = (tool.endedAt ?? now) - tool.startedAt;
+  // Both ends are the host's clock (the result event carries the stored call): the same live and after a reload.
+  // A heartbeat's own count wins while it runs, should this tab's clock lag the host's.
+  const elapsed = running
+    ? Math.max(now - tool.startedAt, (tool.elapsedSeconds ?? 0) * 1000)
+    : (tool.endedAt ?? now) - tool.startedAt;
   const agent = tool.agentTask;
   const timeout = timedOutAfter?.(tool.id);
-  // An error result is not always the tool failing: the person denied it, or its turn ended first
-  // (the host's synthesized result). Those say so and are not shown as failures.
-  const denied = resolved.some(
-    (interaction) => interaction.kind === 'approval' && interaction.answer?.action === 'reject',
-  );
-  const cutShort = result?.resultSource === 'synthesized';
-  const failed = (tool.status === 'failed' || result?.is_error === true) && !denied && !cutShort;
-  const ended = denied ? 'denied' : cutShort ? 'stopped' : failed ? 'failed' : tool.status;
+  // How it ended and what the person decided are stored with the call, never only known to a live tab.
+  const decision = tool.decision ?? null;
+  const outcome = outcomeOf(tool, result);
+  const label = outcome === 'running' ? null : outcomeLabel(outcome, decision);
+  const failed = outcome === 'failed';
+  const timedOut = tool.outcome === 'timed_out';
 
   const stateText = running
     ? pending.length > 0
       ? 'waiting for you'
       : `running ${formatElapsed(elapsed)}`
-    : denied || cutShort || failed
-      ? `${ended} · ${formatDuration(elapsed)}`
+    : label !== null
+      ? `${label} · ${formatDuration(elapsed)}`
       : formatDuration(elapsed);
 
   return (
-    <div className="tool" data-status={ended} data-asking={pending.length > 0}>
+    <div className="tool" data-status={outcome} data-asking={pending.length > 0}>
       <button
         type="button"
         className="tool-head"
@@ -91,7 +94,7 @@ export function ToolCard({
             </span>
           </span>
         )}
-        <span className={`tool-state${running ? ' running' : failed ? ' failed' : ''}`}>
+        <span className={`tool-state${running ? ' running' : failed || outcome === 'timed_out' ? ' failed' : ''}`}>
           {running && pending.length === 0 && (
             <span className="status status-running">
               <span className="dot" aria-hidden="true" />
@@ -116,16 +119,18 @@ export function ToolCard({
             : `Ran in the background · ${tool.background.status}`}
         </div>
       )}
-      {timeout !== undefined && (
-        <div className="prompt-resolved" style={{ color: 'var(--red)' }}>
-          Ran past the tool time-out ({timeout} s); the turn is being stopped.
+      {(timedOut || timeout !== undefined) && (
+        <div className="prompt-resolved tool-timed-out">
+          {running
+            ? `Ran past the tool time-out${timeout === undefined ? '' : ` (${Math.round(timeout)} s)`}; the turn is being stopped.`
+            : 'Ran past the tool time-out; its turn was stopped.'}
         </div>
       )}
-      {resolved.map((interaction) => (
-        <div key={interaction.requestId} className="prompt-resolved">
-          {resolvedText(interaction)}
+      {decision !== null && pending.length === 0 && (
+        <div className="prompt-resolved" data-decision={decision.choice}>
+          {decisionText(decision, tool.name)}
         </div>
-      ))}
+      )}
       {pending.map((interaction) => (
         <div key={interaction.requestId} style={{ padding: '0 10px 10px' }}>
           <PromptCard interaction={interaction} answer={actions.answer(interaction)} fileChange={tool.fileChange} />
@@ -138,6 +143,8 @@ export function ToolCard({
               <Suspense fallback={<div className="small muted">Loading the diff…</div>}>
                 <DiffView change={tool.fileChange} />
               </Suspense>
+            ) : tool.name === 'AskUserQuestion' ? (
+              <QuestionAnswers tool={tool} decision={decision} />
             ) : (
               <ToolInput input={tool.input} name={tool.name} />
             )}
@@ -177,6 +184,54 @@ export function ToolCard({
           </div>
         </div>
       )}
+    </div>
+  );
+}
+
+/** An AskUserQuestion call opened: each question, and what was chosen for it (not the raw input). */
+function QuestionAnswers({ tool, decision }: { tool: ToolUseBlock; decision: ToolDecision | null }) {
+  const asked = questionsOf(tool);
+  const answered = decision?.choice === 'answered' ? decision : null;
+  const rows =
+    answered !== null && answered.questions.length > 0
+      ? answered.questions
+      : asked.map((question) => ({
+          question: question.question,
+          header: question.header,
+          // A row stored before each question kept its answers: the payload's answers, when it is one question.
+          answers:
+            answered !== null && asked.length === 1
+              ? chosenAnswers(answered.answer?.payload ?? {})
+                  .split(', ')
+                  .filter((answer) => answer !== '')
+              : [],
+          notes: null,
+        }));
+  return (
+    <div>
+      <div className="tool-section-label">{rows.length === 1 ? 'Question' : 'Questions'}</div>
+      <ul className="qa-list">
+        {rows.map((row) => (
+          <li key={row.question}>
+            <div className="qa-question">
+              {row.header !== null && <span className="tag">{row.header}</span>} {row.question}
+            </div>
+            <div className="qa-answer">
+              {row.answers.length > 0 ? (
+                <>
+                  <span className="muted">Chosen: </span>
+                  <strong>{row.answers.join(', ')}</strong>
+                </>
+              ) : (
+                <span className="muted">
+                  {decision === null || decision.choice === 'not_answered' ? 'Not answered' : 'No answer'}
+                </span>
+              )}
+              {row.notes !== null && <span className="muted"> · {row.notes}</span>}
+            </div>
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }
