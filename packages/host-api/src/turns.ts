@@ -63,6 +63,11 @@ export const queuedPromptSchema = z.object({
   clientMessageId: z.string().nullable(),
   imageCount: z.number().int().nonnegative(),
   createdAt: z.number(),
+  /**
+   * The user's Stop paused it: it does not start by itself. It starts with `run` (Run now) or `resumeQueue`;
+   * `editQueuedTurn` and `cancelTurn` (Remove) work on it as on any queued prompt.
+   */
+  paused: z.boolean(),
 });
 export type QueuedPrompt = z.output<typeof queuedPromptSchema>;
 
@@ -152,6 +157,30 @@ export const cancelTurnResponseSchema = z.object({
   providerTurnId: z.string(),
 });
 export type CancelTurnResponse = z.output<typeof cancelTurnResponseSchema>;
+
+/** Replaces the text of a queued prompt that has not started (its images stay); its place and id stay too. */
+export const editQueuedTurnBodySchema = z.strictObject({
+  prompt: z.string().max(hostLimits.maxPromptChars),
+});
+export type EditQueuedTurnBody = z.output<typeof editQueuedTurnBodySchema>;
+
+/** `run` (Run now) and `resumeQueue` take no fields; an empty body is fine. */
+export const emptyBodySchema = z.strictObject({});
+
+export const runQueuedTurnResponseSchema = z.object({
+  turnId: z.string(),
+  /** false: it was already running (a retry of a run that started it); nothing started twice. */
+  started: z.boolean(),
+});
+export type RunQueuedTurnResponse = z.output<typeof runQueuedTurnResponseSchema>;
+
+export const resumeQueueResponseSchema = z.object({
+  /** The prompt that started now; null when a turn still runs (the queue goes on after it) or none waited. */
+  startedTurnId: z.string().nullable(),
+  /** The queue after the resume: nothing in it is paused. */
+  queuedPrompts: z.array(queuedPromptSchema),
+});
+export type ResumeQueueResponse = z.output<typeof resumeQueueResponseSchema>;
 
 /** A page of the transcript, oldest first within the page, and the turns its rows belong to. */
 export const messagesPageSchema = z.object({

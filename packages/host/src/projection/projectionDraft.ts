@@ -194,10 +194,10 @@ export class ProjectionDraft {
 
   /** The session's `status` event, as the session row now stands. */
   emitStatus(): void {
-    const { status, closed, needsInputCount, runningTurnId, lastError } = this.session;
+    const { status, closed, needsInputCount, runningTurnId, queuePaused, lastError } = this.session;
     this.emit({
       type: 'status',
-      data: { session_id: this.sessionId, status, closed, needsInputCount, runningTurnId, lastError },
+      data: { session_id: this.sessionId, status, closed, needsInputCount, runningTurnId, queuePaused, lastError },
     });
   }
 
@@ -237,6 +237,7 @@ export class ProjectionDraft {
       computed.needsInputCount !== before.needsInputCount ||
       computed.runningTurnId !== before.runningTurnId ||
       computed.runningTurnStartedAt !== before.runningTurnStartedAt ||
+      computed.queuePaused !== before.queuePaused ||
       JSON.stringify(computed.lastError) !== JSON.stringify(before.lastError) ||
       this.session.closed !== before.closed;
     if (changed) {

@@ -12,7 +12,7 @@ const terminal: ReadonlySet<string> = new Set(terminalTurnStatuses);
 /** The turn has ended (completed, failed, canceled or interrupted): its `done` was published. */
 export const isTerminalTurn = (turn: Pick<TurnRecord, 'status'>): boolean => terminal.has(turn.status);
 
-export type TurnRecordLike = Pick<TurnRecord, 'id' | 'kind' | 'status' | 'ordinal' | 'startedAt' | 'error'>;
+export type TurnRecordLike = Pick<TurnRecord, 'id' | 'kind' | 'status' | 'ordinal' | 'startedAt' | 'error' | 'paused'>;
 
 /** What the session's status is computed from: committed state only (*status from committed state*). */
 export interface StatusInputs {
@@ -27,6 +27,8 @@ export interface ComputedStatus {
   readonly runningTurnId: string | null;
   /** When the running turn (`runningTurnId`) started; null while none runs. */
   readonly runningTurnStartedAt: number | null;
+  /** Some queued prompt is paused: nothing starts by itself (the status does not say `running` for it). */
+  readonly queuePaused: boolean;
   readonly lastError: TurnError | null;
 }
 
@@ -42,7 +44,9 @@ export function computeSessionStatus(inputs: StatusInputs): ComputedStatus {
   let runningUser: TurnRecordLike | undefined;
   let runningSynthetic: TurnRecordLike | undefined;
   let lastRan: TurnRecordLike | undefined;
+  let queuePaused = false;
   for (const turn of inputs.turns) {
+    if (turn.status === 'queued' && turn.paused) queuePaused = true;
     if (turn.status === 'running') {
       if (turn.kind === 'user') runningUser ??= turn;
       else runningSynthetic ??= turn;
@@ -61,5 +65,5 @@ export function computeSessionStatus(inputs: StatusInputs): ComputedStatus {
         : lastRan?.status === 'failed'
           ? 'failed'
           : 'idle';
-  return { status, needsInputCount, runningTurnId, runningTurnStartedAt, lastError };
+  return { status, needsInputCount, runningTurnId, runningTurnStartedAt, queuePaused, lastError };
 }
