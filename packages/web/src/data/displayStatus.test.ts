@@ -17,3 +17,11 @@ test('a closed session says Closed, not its last status, also while the stream i
   assert.equal(displayStatus({ status: 'failed', closed: true }, 'disconnected'), 'closed');
   assert.equal(statusLabels.closed, 'Closed');
 });
+
+test('an idle session whose Stop paused queued prompts says Paused, never Running', () => {
+  assert.equal(displayStatus({ status: 'idle', closed: false, queuePaused: true }, 'live'), 'paused');
+  assert.equal(statusLabels.paused, 'Paused');
+  assert.equal(displayStatus({ status: 'needs_input', closed: false, queuePaused: true }, 'live'), 'needs_input');
+  assert.equal(displayStatus({ status: 'idle', closed: false, queuePaused: false }, 'live'), 'idle');
+  assert.equal(displayStatus({ status: 'idle', closed: false, queuePaused: true }, 'disconnected'), 'disconnected');
+});

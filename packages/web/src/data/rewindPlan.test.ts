@@ -16,6 +16,7 @@ function viewOf(options: { hasOlder?: boolean; runningTurnId?: string | null; qu
         clientMessageId: null,
         imageCount: 0,
         createdAt: T0,
+        paused: false,
       })),
       messages: {
         messages: [],

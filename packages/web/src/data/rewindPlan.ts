@@ -3,11 +3,12 @@ import type { SessionViewState } from './sessionState.ts';
 /**
  * Why the files cannot be rewound or reverted (or the worktree merged or removed) now; null when they can.
  * The host refuses while a turn runs (its agent is writing them), and a queued prompt would start on files
- * the person is taking back.
+ * the person is taking back; paused prompts wait for the person, so they do not block it.
  */
 export function rewindBlockedReason(view: Pick<SessionViewState, 'session' | 'queuedPrompts'>): string | null {
   if (view.session?.runningTurnId != null) return 'A turn is running: wait for it to end.';
-  if (view.queuedPrompts.length > 0) return 'Prompts are queued: wait for them to run, or remove them.';
+  if (view.queuedPrompts.some((prompt) => !prompt.paused))
+    return 'Prompts are queued: wait for them to run, or remove them.';
   return null;
 }
 

@@ -17,6 +17,7 @@ export function recordedTurn(from = 1, turnId = 't1'): SessionEvent[] {
       closed: false,
       needsInputCount: state === 'needs_input' ? 1 : 0,
       runningTurnId: state === 'idle' ? null : turnId,
+      queuePaused: false,
       lastError: null,
     });
   const delta = (kind: 'text' | 'thinking', message: string, text: string) =>
