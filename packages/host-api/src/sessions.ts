@@ -84,8 +84,18 @@ export const sessionSummarySchema = z.object({
   status: z.enum(sessionStatuses),
   /** `DELETE` closed it: history stays readable and forkable; it takes no more turns. */
   closed: z.boolean(),
+  /**
+   * When it was archived (`POST /api/sessions/:id/archive`): hidden from `GET /api/sessions` unless asked
+   * for (`?archived=include|only`), nothing else changes; null while it is not archived.
+   */
+  archivedAt: z.number().nullable(),
   needsInputCount: z.number().int().nonnegative(),
   runningTurnId: z.string().nullable(),
+  /**
+   * Some queued prompt is paused (the user stopped the turn it waited behind): nothing starts by itself until
+   * the user runs, resumes or removes it. The status stays what it is (`idle` once the stopped turn ended).
+   */
+  queuePaused: z.boolean(),
   /** When the running turn started (the sidebar's elapsed time); null while none runs. */
   runningTurnStartedAt: z.number().nullable(),
   /** Why the session is `failed`. */
@@ -143,10 +153,60 @@ export const sessionSnapshotSchema = z.object({
 });
 export type SessionSnapshot = z.output<typeof sessionSnapshotSchema>;
 
+/** Which sessions a list holds by archive state: `exclude` (the default), `include` or `only` archived ones. */
+export const sessionArchiveFilters = ['exclude', 'include', 'only'] as const;
+export type SessionArchiveFilter = (typeof sessionArchiveFilters)[number];
+
 export const sessionListQuerySchema = z.strictObject({
   /** `1`/`true`: closed sessions too. */
   includeClosed: z.enum(['0', '1', 'true', 'false']).optional(),
+  archived: z.enum(sessionArchiveFilters).optional(),
 });
+
+/** `POST /api/sessions/:id/archive`: `true` hides the session from the default list, `false` restores it. */
+export const archiveSessionBodySchema = z.strictObject({ archived: z.boolean() });
+export type ArchiveSessionBody = z.output<typeof archiveSessionBodySchema>;
+
+/** `POST /api/sessions/:id/delete` takes no fields: the confirmation is the client's (the route is its own). */
+export const deleteSessionBodySchema = z.strictObject({});
+
+export const deleteSessionResponseSchema = z.object({
+  sessionId: z.string(),
+  /**
+   * Claude Code keeps its own transcript of the conversation (`<providerSessionId>.jsonl` in a folder for the
+   * session's directory under `~/.claude/projects`, or `$CLAUDE_CONFIG_DIR/projects`): the host never deletes
+   * it. These are the file names' ids (a session resumed under a new id has several).
+   */
+  claudeTranscriptIds: z.array(z.string()),
+  /** Whether the session's checkpoint shadow repository (`DATA/checkpoints`) was removed (false: it had none). */
+  checkpointsRemoved: z.boolean(),
+});
+export type DeleteSessionResponse = z.output<typeof deleteSessionResponseSchema>;
+
+export const sessionSearchQuerySchema = z.strictObject({
+  /** Matched case-insensitively, as typed (no pattern syntax), against titles and every prompt. */
+  q: z.string().trim().min(1).max(hostLimits.maxSearchChars),
+  includeClosed: z.enum(['0', '1', 'true', 'false']).optional(),
+  archived: z.enum(sessionArchiveFilters).optional(),
+});
+
+export const sessionSearchHitSchema = z.object({
+  session: sessionSummarySchema,
+  /** Where it matched: the title, or a prompt (the newest matching one, cut around the match). */
+  match: z.object({
+    field: z.enum(['title', 'prompt']),
+    text: z.string(),
+    turnId: z.string().nullable(),
+  }),
+});
+export type SessionSearchHit = z.output<typeof sessionSearchHitSchema>;
+
+export const sessionSearchSchema = z.object({
+  /** Newest first, at most `hostLimits.searchResultsMax`. */
+  results: z.array(sessionSearchHitSchema),
+  truncated: z.boolean(),
+});
+export type SessionSearch = z.output<typeof sessionSearchSchema>;
 
 export const sessionListSchema = z.object({
   sessions: z.array(sessionSummarySchema),

@@ -61,6 +61,7 @@ async function createCore(context: ServiceContext, options: HostServiceFactoryOp
       toolTimeoutMs: context.toolTimeoutMs,
       checkpointsDir: join(context.dataDir, 'checkpoints'),
       worktreesDir: join(context.dataDir, 'worktrees'),
+      committer: publisher,
     });
   } catch (error) {
     await store.close().catch(() => undefined);

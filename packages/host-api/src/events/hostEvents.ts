@@ -13,6 +13,11 @@ const base = { seq: z.number().int().positive() };
 export const hostEventPayloadSchemas = {
   /** A session was created or its summary changed (status, title, needs-you count, closed): upsert by `session.id`. */
   session: z.object({ ...base, session: sessionSummarySchema }),
+  /**
+   * A session was deleted (`POST /api/sessions/:id/delete`): drop it. Its rows, its own stream's events and
+   * the host stream's earlier events about it are gone from the store, so a replay never shows it again.
+   */
+  session_deleted: z.object({ ...base, session_id: z.string() }),
   /** An interaction became pending in some session (the inbox adds it). */
   permission_request: z.object({ ...base, session_id: z.string(), interaction: interactionSchema }),
   /** It was answered or superseded (the inbox drops it, in every tab). */

@@ -13,7 +13,7 @@ test('each route calls its service method with the path parameters, body and que
   service.addSession('s1');
   const cases: [string, RequestInit & { json?: unknown }, number, string, unknown[]][] = [
     ['/api/sessions', { method: 'POST', json: { cwd: '/tmp' } }, 201, 'createSession', [{ cwd: '/tmp' }]],
-    ['/api/sessions?includeClosed=1', {}, 200, 'listSessions', [{ includeClosed: true }]],
+    ['/api/sessions?includeClosed=1', {}, 200, 'listSessions', [{ includeClosed: true, archived: 'exclude' }]],
     ['/api/sessions/s1', {}, 200, 'getSnapshot', ['s1']],
     ['/api/sessions/s1', { method: 'PATCH', json: { title: ' Plan ' } }, 200, 'renameSession', ['s1', 'Plan']],
     [

@@ -1,3 +1,4 @@
+import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
   FilePatch,
@@ -44,6 +45,18 @@ export class SessionReview {
       this.#checkpoints.set(session.id, checkpoints);
     }
     return checkpoints;
+  }
+
+  /** Removes the session's shadow repository (a deleted session); false when it had none. */
+  async remove(sessionId: string): Promise<boolean> {
+    this.#checkpoints.delete(sessionId);
+    const gitDir = join(this.#options.checkpointsDir, `${sessionId}.git`);
+    const existed = await stat(gitDir).then(
+      () => true,
+      () => false,
+    );
+    await rm(gitDir, { recursive: true, force: true });
+    return existed;
   }
 
   async listChanges(session: HostSession): Promise<SessionChanges> {

@@ -113,6 +113,8 @@ export class FaultInjectingStore implements HostStore {
 
   getSession: HostStore['getSession'] = (...args) => this.#inner.getSession(...args);
   listSessions: HostStore['listSessions'] = (...args) => this.#inner.listSessions(...args);
+  searchSessions: HostStore['searchSessions'] = (...args) => this.#inner.searchSessions(...args);
+  recentCwds: HostStore['recentCwds'] = (...args) => this.#inner.recentCwds(...args);
   getTurn: HostStore['getTurn'] = (...args) => this.#inner.getTurn(...args);
   listTurns: HostStore['listTurns'] = (...args) => this.#inner.listTurns(...args);
   findClientMessage: HostStore['findClientMessage'] = (...args) => this.#inner.findClientMessage(...args);

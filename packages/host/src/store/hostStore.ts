@@ -3,6 +3,7 @@ import type {
   HostEventPayload,
   HostEventType,
   InteractionStatus,
+  SessionArchiveFilter,
   SessionEvent,
   SessionEventPayload,
   SessionEventType,
@@ -38,7 +39,7 @@ export type HostEventDraft = {
 /**
  * One transaction: row changes, then appended events. Either all of it is committed or none of it
  * (the store throws and nothing changed, seqs included). Rows are put whole (insert or replace).
- * Order inside the transaction: sessions, the transcript copy (so the unit's own turns can rebind
+ * Order inside the transaction: deleted sessions, sessions, the transcript copy (so the unit's own turns can rebind
  * copied ones), turns, attachments, messages, interactions, tasks, deleted tasks, then session events
  * in order, then host events in order. A unit is rows and events only: what they should be (the
  * TodoWrite sync, the task list a `task_update` or `tasks_changed` carries) is the projection's
@@ -52,6 +53,11 @@ export interface WriteUnit {
   readonly interactions?: readonly InteractionRecord[];
   readonly tasks?: readonly TaskRecord[];
   readonly deleteTaskIds?: readonly string[];
+  /**
+   * Sessions deleted for good, before anything else of the unit: every row of theirs (turns, messages,
+   * attachments, interactions, tasks), their session event log, and the host log's events about them.
+   */
+  readonly deleteSessionIds?: readonly string[];
   /**
    * Fork: copy the source's turns up to and including `throughTurnId` (by ordinal) and their messages
    * into `toSessionId` (whose row must come in the same unit or exist).
@@ -143,10 +149,30 @@ export interface ClientMessageHit {
   readonly steer: boolean;
 }
 
+/** Which sessions a list holds: closed ones or not, and by archive state (default `include`). */
+export interface SessionListFilter {
+  readonly includeClosed: boolean;
+  readonly archived?: SessionArchiveFilter;
+}
+
+/** A session whose title or a prompt holds the searched text. */
+export interface SessionSearchRecord {
+  readonly session: SessionRecord;
+  /** The newest prompt holding it, when the title does not. */
+  readonly prompt: { readonly turnId: string; readonly text: string } | null;
+}
+
 export interface HostStoreReader {
   getSession(sessionId: string): Promise<SessionRecord | undefined>;
   /** Newest first (createdAt, then id). */
-  listSessions(options: { includeClosed: boolean }): Promise<SessionRecord[]>;
+  listSessions(options: SessionListFilter): Promise<SessionRecord[]>;
+  /**
+   * Sessions whose title or any prompt contains `text` (case-insensitive for ASCII letters, literally: no
+   * pattern characters), newest first, at most `limit`.
+   */
+  searchSessions(text: string, filter: SessionListFilter, limit: number): Promise<SessionSearchRecord[]>;
+  /** The distinct working directories of sessions, the most recently active first, at most `limit`. */
+  recentCwds(limit: number): Promise<{ cwd: string; lastUsedAt: number }[]>;
 
   getTurn(sessionId: string, turnId: string): Promise<TurnRecord | undefined>;
   /** By ordinal; all turns when no filter is given. */
@@ -184,7 +210,7 @@ export interface HostStoreReader {
   loadSessionSnapshot(sessionId: string, pageLimit: number): Promise<SessionSnapshotRecords | undefined>;
   loadProjectionState(sessionId: string): Promise<ProjectionStateRecords | undefined>;
   /** `listSessions` and `lastHostSeq` at one consistent point. */
-  loadSessionList(options: { includeClosed: boolean }): Promise<SessionListRecords>;
+  loadSessionList(options: SessionListFilter): Promise<SessionListRecords>;
   /** `listInteractions` and `lastHostSeq` at one consistent point. */
   loadInteractionList(filter: InteractionFilter): Promise<InteractionListRecords>;
 }

@@ -10,7 +10,9 @@ import type {
   MessagePageQuery,
   MessageRecordPage,
   ProjectionStateRecords,
+  SessionListFilter,
   SessionListRecords,
+  SessionSearchRecord,
   SessionSnapshotRecords,
   TranscriptCopy,
   WriteUnit,
@@ -134,6 +136,7 @@ export class SqliteHostStore implements HostStore {
   }
 
   #apply(unit: WriteUnit, sessionSeqs: Map<string, number>, hostSeq: { value: number }): CommitResult {
+    for (const id of unit.deleteSessionIds ?? []) this.#deleteSession(id, sessionSeqs);
     this.#putAll(sessionMapping, unit.sessions);
     if (unit.copyTranscript !== undefined) this.#copyTranscript(unit.copyTranscript);
     this.#putAll(turnMapping, unit.turns);
@@ -181,6 +184,22 @@ export class SqliteHostStore implements HostStore {
     for (const record of records) statement.run(...mapping.values(record));
   }
 
+  /**
+   * Every row of the session, children before the session row (foreign keys), its event log, and the host
+   * log's events that name it (a summary, an interaction): a deleted session's titles and prompts are gone.
+   */
+  #deleteSession(sessionId: string, sessionSeqs: Map<string, number>): void {
+    for (const table of ['messages', 'attachments', 'interactions', 'tasks', 'session_events', 'turns']) {
+      this.#statement(`DELETE FROM ${table} WHERE session_id = ?`).run(sessionId);
+    }
+    this.#statement(
+      `DELETE FROM host_events WHERE json_extract(data, '$.session.id') = ?1 OR json_extract(data, '$.session_id') = ?1`,
+    ).run(sessionId);
+    this.#statement('DELETE FROM sessions WHERE id = ?').run(sessionId);
+    // Its seq counter is forgotten only once the transaction commits (a rollback keeps the log as it was).
+    sessionSeqs.set(sessionId, 0);
+  }
+
   #copyTranscript(copy: TranscriptCopy): void {
     const through = this.#statement('SELECT ordinal FROM turns WHERE session_id = ? AND id = ?').get(
       copy.fromSessionId,
@@ -221,8 +240,40 @@ export class SqliteHostStore implements HostStore {
     return this.#sessionSync(sessionId);
   }
 
-  async listSessions(options: { includeClosed: boolean }): Promise<SessionRecord[]> {
+  async listSessions(options: SessionListFilter): Promise<SessionRecord[]> {
     return this.#sessionsSync(options);
+  }
+
+  async searchSessions(text: string, filter: SessionListFilter, limit: number): Promise<SessionSearchRecord[]> {
+    // LIKE with an escape character: the text is matched literally (`%` and `_` are no wildcards).
+    const pattern = `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+    const where = sessionWhere(filter);
+    const rows = this.#statement(
+      `SELECT ${selectColumns(sessionMapping)},
+         (SELECT t.id FROM turns t WHERE t.session_id = s.id AND t.prompt LIKE ?1 ESCAPE '\\'
+          ORDER BY t.ordinal DESC LIMIT 1) AS hit_turn_id
+       FROM sessions s
+       WHERE ${where === '' ? '' : `${where} AND `}(s.title LIKE ?1 ESCAPE '\\' OR hit_turn_id IS NOT NULL)
+       ORDER BY s.created_at DESC, s.id DESC LIMIT ?2`,
+    ).all(pattern, limit);
+    return rows.map((row) => {
+      const session = sessionMapping.fromRow(row);
+      const turnId = row.hit_turn_id as string | null;
+      const titleHit = session.title.toLowerCase().includes(text.toLowerCase());
+      if (titleHit || turnId === null) return { session, prompt: null };
+      const turn = this.#statement('SELECT prompt FROM turns WHERE session_id = ? AND id = ?').get(session.id, turnId);
+      return { session, prompt: { turnId, text: String(turn?.prompt ?? '') } };
+    });
+  }
+
+  async recentCwds(limit: number): Promise<{ cwd: string; lastUsedAt: number }[]> {
+    this.#assertOpen();
+    return this.#statement(
+      `SELECT cwd, MAX(last_activity_at) AS used FROM sessions WHERE worktree IS NULL
+       GROUP BY cwd ORDER BY used DESC LIMIT ?`,
+    )
+      .all(limit)
+      .map((row) => ({ cwd: row.cwd as string, lastUsedAt: Number(row.used) }));
   }
 
   async getTurn(sessionId: string, turnId: string): Promise<TurnRecord | undefined> {
@@ -388,7 +439,7 @@ export class SqliteHostStore implements HostStore {
     };
   }
 
-  async loadSessionList(options: { includeClosed: boolean }): Promise<SessionListRecords> {
+  async loadSessionList(options: SessionListFilter): Promise<SessionListRecords> {
     return { sessions: this.#sessionsSync(options), lastHostSeq: this.#currentHostSeq() };
   }
 
@@ -409,11 +460,12 @@ export class SqliteHostStore implements HostStore {
     return this.#one(sessionMapping, `SELECT ${selectColumns(sessionMapping)} FROM sessions WHERE id = ?`, [sessionId]);
   }
 
-  #sessionsSync(options: { includeClosed: boolean }): SessionRecord[] {
-    const where = options.includeClosed ? '' : 'WHERE closed = 0';
+  #sessionsSync(options: SessionListFilter): SessionRecord[] {
+    const where = sessionWhere(options);
     return this.#all(
       sessionMapping,
-      `SELECT ${selectColumns(sessionMapping)} FROM sessions ${where} ORDER BY created_at DESC, id DESC`,
+      `SELECT ${selectColumns(sessionMapping)} FROM sessions s ${where === '' ? '' : `WHERE ${where}`}
+       ORDER BY created_at DESC, id DESC`,
     );
   }
 
@@ -502,6 +554,16 @@ export class SqliteHostStore implements HostStore {
   #assertOpen(): void {
     if (this.#closed) throw new StoreError('the store is closed');
   }
+}
+
+/** The list filter as a condition on `sessions s` (empty: every session). */
+function sessionWhere(filter: SessionListFilter): string {
+  const clauses: string[] = [];
+  if (!filter.includeClosed) clauses.push('s.closed = 0');
+  const archived = filter.archived ?? 'include';
+  if (archived === 'exclude') clauses.push('s.archived_at IS NULL');
+  if (archived === 'only') clauses.push('s.archived_at IS NOT NULL');
+  return clauses.join(' AND ');
 }
 
 function reason(error: unknown): string {
