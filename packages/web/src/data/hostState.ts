@@ -17,6 +17,8 @@ export type HostAction =
   | { type: 'lists'; sessions: readonly SessionSummary[]; interactions: readonly Interaction[]; lastSeq: number }
   | { type: 'event'; event: HostEvent }
   | { type: 'sessionSaved'; session: SessionSummary }
+  /** This tab deleted it (the stream's `session_deleted` says so again, to every tab). */
+  | { type: 'sessionDeleted'; sessionId: string }
   | { type: 'interactionClosed'; requestId: string };
 
 /**
@@ -39,6 +41,8 @@ export function hostReducer(state: HostViewState, action: HostAction): HostViewS
     }
     case 'sessionSaved':
       return { ...state, sessions: { ...state.sessions, [action.session.id]: action.session } };
+    case 'sessionDeleted':
+      return withoutSession(state, action.sessionId);
     case 'interactionClosed':
       return withoutInteraction(state, action.requestId);
   }
@@ -53,7 +57,21 @@ function applyEvent(state: HostViewState, event: HostEvent): HostViewState {
       return { ...state, inbox: { ...state.inbox, [event.data.interaction.requestId]: event.data.interaction } };
     case 'permission_resolved':
       return withoutInteraction(state, event.data.requestId);
+    case 'session_deleted':
+      return withoutSession(state, event.data.session_id);
   }
+}
+
+/** A deleted session leaves the list, and its pending interactions the inbox. */
+function withoutSession(state: HostViewState, sessionId: string): HostViewState {
+  const inbox = Object.fromEntries(
+    Object.entries(state.inbox).filter(([, interaction]) => interaction.session_id !== sessionId),
+  );
+  if (state.sessions[sessionId] === undefined && Object.keys(inbox).length === Object.keys(state.inbox).length)
+    return state;
+  const sessions = { ...state.sessions };
+  delete sessions[sessionId];
+  return { ...state, sessions, inbox };
 }
 
 function withoutInteraction(state: HostViewState, requestId: string): HostViewState {
@@ -63,11 +81,11 @@ function withoutInteraction(state: HostViewState, requestId: string): HostViewSt
   return { ...state, inbox };
 }
 
-/** Open sessions first, newest first; positions do not jump while sessions work. */
+/** Open sessions first, newest first; positions do not jump while sessions work. Archived ones are left out. */
 export function sortedSessions(state: HostViewState): SessionSummary[] {
-  return Object.values(state.sessions).sort(
-    (a, b) => Number(a.closed) - Number(b.closed) || b.createdAt - a.createdAt || a.id.localeCompare(b.id),
-  );
+  return Object.values(state.sessions)
+    .filter((session) => session.archivedAt === null || session.archivedAt === undefined)
+    .sort((a, b) => Number(a.closed) - Number(b.closed) || b.createdAt - a.createdAt || a.id.localeCompare(b.id));
 }
 
 /** The inbox, oldest request first (it has waited longest). */

@@ -1,9 +1,13 @@
 import {
   type CreateSessionBody,
+  type DeleteSessionResponse,
+  type DirectoryCompletion,
   type HostClient,
   type HostEvent,
   type HostInfo,
   hostEventPayloadSchemas,
+  type RecentDirectories,
+  type SessionSearch,
   type SessionSummary,
 } from '@outrigger/host-api';
 import { messageOf } from './format.ts';
@@ -108,6 +112,44 @@ export class HostStore {
     await this.#client.call('closeSession', { params: { id: sessionId } });
     const known = this.screen.get().view.sessions[sessionId];
     if (known !== undefined) this.#saved({ ...known, closed: true });
+  }
+
+  /** Archive (hidden from the list) or restore. */
+  async archive(sessionId: string, archived: boolean): Promise<SessionSummary> {
+    const saved = await this.#client.call('archiveSession', { params: { id: sessionId }, body: { archived } });
+    this.#saved(saved);
+    return saved;
+  }
+
+  /** For good: the host says which Claude Code transcripts it left in place. */
+  async deleteSession(sessionId: string): Promise<DeleteSessionResponse> {
+    const deleted = await this.#client.call('deleteSession', { params: { id: sessionId }, body: {} });
+    this.#dispatchView((view) => hostReducer(view, { type: 'sessionDeleted', sessionId }));
+    return deleted;
+  }
+
+  /** The archived sessions (this tab's list holds only the others). */
+  async archivedSessions(signal?: AbortSignal): Promise<SessionSummary[]> {
+    const list = await this.#client.call('listSessions', {
+      query: { includeClosed: '1', archived: 'only' },
+      ...(signal === undefined ? {} : { signal }),
+    });
+    return list.sessions;
+  }
+
+  searchSessions(q: string, archived: boolean, signal?: AbortSignal): Promise<SessionSearch> {
+    return this.#client.call('searchSessions', {
+      query: { q, archived: archived ? 'only' : 'exclude' },
+      ...(signal === undefined ? {} : { signal }),
+    });
+  }
+
+  recentDirectories(): Promise<RecentDirectories> {
+    return this.#client.call('recentDirectories', {});
+  }
+
+  completeDirectory(prefix: string, signal?: AbortSignal): Promise<DirectoryCompletion> {
+    return this.#client.call('completeDirectory', { query: { prefix }, ...(signal === undefined ? {} : { signal }) });
   }
 
   async fork(sessionId: string, turnId: string, title?: string): Promise<SessionSummary> {

@@ -42,7 +42,13 @@ export function App() {
       <a className="skip-link" href="#main">
         Skip to the conversation
       </a>
-      <Sidebar route={route} open={sidebarOpen} theme={theme} onTheme={cycleTheme} />
+      <Sidebar
+        route={route}
+        open={sidebarOpen}
+        theme={theme}
+        onTheme={cycleTheme}
+        onCloseDrawer={() => setSidebarOpen(false)}
+      />
       <div className="backdrop" data-open={sidebarOpen} onClick={() => setSidebarOpen(false)} aria-hidden="true" />
       <main className="main" id="main">
         {screen.connection === 'unauthorized' && (

@@ -1,36 +1,53 @@
-import type { SessionSummary } from '@outrigger/host-api';
+import type { SessionSearchHit, SessionSummary } from '@outrigger/host-api';
 import { useEffect, useRef, useState } from 'react';
+import { createPortal } from 'react-dom';
 import { displayStatus } from '../data/displayStatus.ts';
 import { baseName, messageOf } from '../data/format.ts';
 import { inboxItems, sortedSessions } from '../data/hostState.ts';
+import { listedSessions, type SessionFilter, sessionFilterLabels, sessionFilters } from '../data/sessionFilter.ts';
 import type { ConnectionState } from '../data/streamConnection.ts';
 import { useServices } from './appContext.ts';
 import { useNow, useValue } from './hooks.ts';
 import { Icon } from './Icon.tsx';
 import { NewSessionDialog } from './NewSessionDialog.tsx';
-import { type Route, sessionHref } from './route.ts';
+import { navigate, type Route, sessionHref } from './route.ts';
+import { CloseSessionDialog, DeleteSessionDialog } from './SessionDialogs.tsx';
 import { StatusBadge } from './StatusBadge.tsx';
 import type { ThemeChoice } from './theme.ts';
+import { useSessionList } from './useSessionList.ts';
+
+/** A dialog the sidebar holds above its list, so it outlives the row that opened it (a deleted session's). */
+type SessionDialog = { kind: 'close' | 'delete'; session: SessionSummary };
 
 export function Sidebar({
   route,
   open,
   theme,
   onTheme,
+  onCloseDrawer,
 }: {
   route: Route;
   open: boolean;
   theme: ThemeChoice;
   onTheme: () => void;
+  /** Closes the phone drawer (a dialog opened from it shows on its own). */
+  onCloseDrawer: () => void;
 }) {
   const { host } = useServices();
   const screen = useValue(host.screen);
-  const sessions = sortedSessions(screen.view);
+  const [query, setQuery] = useState('');
+  const [filter, setFilter] = useState<SessionFilter>('all');
+  const [showArchived, setShowArchived] = useState(false);
+  const source = useSessionList(query, showArchived);
+  const known = showArchived ? (source.archived ?? []) : sortedSessions(screen.view);
+  const listed = listedSessions(known, filter, query.trim() === '' ? null : source.hits);
   const pending = inboxItems(screen.view).length;
   const [creating, setCreating] = useState(false);
-  const anyRunning = sessions.some((s) => s.status === 'running');
+  const [dialog, setDialog] = useState<SessionDialog | null>(null);
+  const anyRunning = listed.some(({ session }) => session.status === 'running');
   const now = useNow(anyRunning);
   const current = route.page === 'session' ? route.sessionId : null;
+  const filtered = query.trim() !== '' || filter !== 'all';
 
   return (
     <nav className="sidebar" data-open={open} aria-label="Sessions">
@@ -52,7 +69,14 @@ export function Sidebar({
         </button>
       </div>
       <div className="sidebar-actions">
-        <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+        <button
+          type="button"
+          className="btn btn-primary"
+          onClick={() => {
+            onCloseDrawer();
+            setCreating(true);
+          }}
+        >
           <Icon name="plus" /> New session
         </button>
         <a
@@ -68,21 +92,72 @@ export function Sidebar({
           )}
         </a>
       </div>
+      <search className="session-finder">
+        <input
+          className="input"
+          type="search"
+          value={query}
+          placeholder={showArchived ? 'Search archived sessions' : 'Search titles and prompts'}
+          aria-label={showArchived ? 'Search archived sessions' : 'Search sessions'}
+          aria-describedby="session-list-count"
+          onChange={(event) => setQuery(event.currentTarget.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Escape') setQuery('');
+          }}
+        />
+        <fieldset className="filter-chips">
+          <legend className="sr-only">Show</legend>
+          {sessionFilters.map((value) => (
+            <button
+              key={value}
+              type="button"
+              className="filter-chip"
+              aria-pressed={filter === value}
+              onClick={() => setFilter(value)}
+            >
+              {sessionFilterLabels[value]}
+            </button>
+          ))}
+          <button
+            type="button"
+            className="filter-chip filter-archive"
+            aria-pressed={showArchived}
+            onClick={() => setShowArchived((shown) => !shown)}
+          >
+            <Icon name="archive" /> Archived
+          </button>
+        </fieldset>
+      </search>
       <div className="session-list-label" id="session-list-label">
-        Sessions
+        {showArchived ? 'Archived sessions' : 'Sessions'}
+        <span className="sr-only" id="session-list-count" role="status">
+          {source.searching ? 'Searching…' : filtered ? `${listed.length} shown` : ''}
+        </span>
       </div>
       <ul className="session-list" aria-labelledby="session-list-label">
-        {sessions.map((session) => (
+        {listed.map(({ session, match }) => (
           <SessionItem
             key={session.id}
             session={session}
+            match={match}
             current={session.id === current}
             now={now}
             connection={screen.connection}
+            onDialog={(kind) => setDialog({ kind, session })}
+            onArchived={source.refresh}
           />
         ))}
-        {screen.view.loaded && sessions.length === 0 && (
-          <li className="muted small session-list-empty">No sessions yet.</li>
+        {source.error !== null && <li className="composer-error small session-list-empty">{source.error}</li>}
+        {listed.length === 0 && (screen.view.loaded || showArchived) && !source.searching && (
+          <li className="muted small session-list-empty">
+            {filtered
+              ? 'No session matches.'
+              : showArchived
+                ? source.archived === null
+                  ? 'Loading…'
+                  : 'No archived sessions.'
+                : 'No sessions yet.'}
+          </li>
         )}
       </ul>
       <div className="sidebar-foot">
@@ -94,21 +169,44 @@ export function Sidebar({
           <StatusBadge status="disconnected" title={screen.loadError ?? 'The live connection to the host is down'} />
         )}
       </div>
-      {creating && <NewSessionDialog onClose={() => setCreating(false)} />}
+      {/* In the body, not the drawer: at phone width the closed drawer is not displayed, nor would they be. */}
+      {creating && createPortal(<NewSessionDialog onClose={() => setCreating(false)} />, document.body)}
+      {dialog?.kind === 'close' &&
+        createPortal(<CloseSessionDialog session={dialog.session} onClose={() => setDialog(null)} />, document.body)}
+      {dialog?.kind === 'delete' &&
+        createPortal(
+          <DeleteSessionDialog
+            session={dialog.session}
+            onClose={() => setDialog(null)}
+            onDeleted={() => {
+              source.refresh();
+              if (current === dialog.session.id) navigate('#/');
+            }}
+          />,
+          document.body,
+        )}
     </nav>
   );
 }
 
 function SessionItem({
   session,
+  match,
   current,
   now,
   connection,
+  onDialog,
+  onArchived,
 }: {
   session: SessionSummary;
+  /** The prompt a search matched in, shown under the title. */
+  match: SessionSearchHit['match'] | null;
   current: boolean;
   now: number;
   connection: ConnectionState;
+  onDialog: (kind: 'close' | 'delete') => void;
+  /** Archived or restored: the Archived view asks the host again. */
+  onArchived: () => void;
 }) {
   const { host } = useServices();
   const [menu, setMenu] = useState(false);
@@ -116,6 +214,7 @@ function SessionItem({
   const [error, setError] = useState<string | null>(null);
   const status = displayStatus(session, connection);
   const menuRef = useRef<HTMLDivElement>(null);
+  const archived = session.archivedAt !== null;
 
   useEffect(() => {
     if (!menu) return;
@@ -127,6 +226,11 @@ function SessionItem({
   }, [menu]);
 
   const reason = session.lastError?.message;
+  const act = (work: () => void) => () => {
+    setMenu(false);
+    setError(null);
+    work();
+  };
   return (
     <li
       className={`session-item${session.closed ? ' closed' : ''}`}
@@ -158,7 +262,6 @@ function SessionItem({
             }}
             onBlur={(event) => event.currentTarget.form?.requestSubmit()}
           />
-          {error !== null && <span className="composer-error">{error}</span>}
         </form>
       ) : (
         <a className="session-link" href={sessionHref(session.id)} aria-current={current ? 'page' : undefined}>
@@ -175,7 +278,13 @@ function SessionItem({
             />
             <span title={session.cwd}>· {baseName(session.cwd)}</span>
           </span>
+          {match !== null && <span className="session-match">“{match.text}”</span>}
         </a>
+      )}
+      {error !== null && (
+        <span className="composer-error session-error" role="alert">
+          {error}
+        </span>
       )}
       <div ref={menuRef}>
         <button
@@ -194,28 +303,26 @@ function SessionItem({
       </div>
       {menu && (
         <div className="menu" role="menu" aria-label={`Actions for ${session.title}`}>
+          <button type="button" role="menuitem" onClick={act(() => setRenaming(true))}>
+            Rename
+          </button>
+          {!session.closed && !archived && (
+            <button type="button" role="menuitem" onClick={act(() => onDialog('close'))}>
+              Close session…
+            </button>
+          )}
           <button
             type="button"
             role="menuitem"
-            onClick={() => {
-              setMenu(false);
-              setRenaming(true);
-            }}
+            onClick={act(() =>
+              host.archive(session.id, !archived).then(onArchived, (e: unknown) => setError(messageOf(e))),
+            )}
           >
-            Rename
+            {archived ? 'Restore' : 'Archive'}
           </button>
-          {!session.closed && (
-            <button
-              type="button"
-              role="menuitem"
-              onClick={() => {
-                setMenu(false);
-                void host.close(session.id);
-              }}
-            >
-              Close session
-            </button>
-          )}
+          <button type="button" role="menuitem" className="danger" onClick={act(() => onDialog('delete'))}>
+            Delete…
+          </button>
         </div>
       )}
     </li>
