@@ -115,8 +115,11 @@ export const requestResultSchemas = {
 
 export type RequestResult<T extends RequestType> = z.output<(typeof requestResultSchemas)[T]>;
 
-/** Failure stages of `fork_session`, and `consumption` for a cancel whose drain budget ran out. */
-export const errorStages = ['source_lookup', 'provider_fork', 'child_verification', 'consumption'] as const;
+/**
+ * Failure stages of `fork_session`, `consumption` for a cancel whose drain budget ran out, and `model` for a
+ * `start` or `apply_settings` whose model Claude Code rejected.
+ */
+export const errorStages = ['source_lookup', 'provider_fork', 'child_verification', 'consumption', 'model'] as const;
 export type ErrorStage = (typeof errorStages)[number];
 
 /** `not_started`: safe to retry. `unknown`: the mutation may have happened; never replay. */

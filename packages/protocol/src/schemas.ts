@@ -13,6 +13,8 @@ export {
   configOptionValueSchema,
   type ResumeCursor,
   resumeCursorSchema,
+  type SlashCommand,
+  slashCommandSchema,
 } from './events/session.ts';
 export * from './events/tools.ts';
 export * from './events/turn.ts';

@@ -308,6 +308,35 @@ describe('session-level and edge messages (scripted)', () => {
     ]);
   });
 
+  test('the commands of the initialization are announced, described; the first turn’s init names repeat nothing', () => {
+    const { events, emit } = recordEvents();
+    const projector = createStreamProjector({ emit });
+    projector.announceCommands(
+      [
+        { name: 'deploy', description: 'Deploy the app (project)', argumentHint: '[env]' },
+        { name: 'login', description: 'Sign in' },
+        { name: 'compact', description: 'Free up context', argumentHint: '' },
+      ],
+      's1',
+    );
+    projector.project(
+      { type: 'system', subtype: 'init', session_id: 's1', slash_commands: ['deploy', 'login', 'compact'] } as never,
+      TURN,
+    );
+    assert.deepEqual(events, [
+      {
+        type: 'commands_updated',
+        payload: {
+          providerSessionId: 's1',
+          commands: [
+            { name: 'deploy', description: 'Deploy the app (project)', input: { hint: '[env]' } },
+            { name: 'compact', description: 'Free up context' },
+          ],
+        },
+      },
+    ]);
+  });
+
   test('compaction status and boundary messages become compact events', () => {
     const { events } = project([
       { type: 'system', subtype: 'status', status: 'compacting' },

@@ -23,6 +23,8 @@ export interface StreamProjector {
   failOpenToolCalls(turnId: string, error: string): void;
   /** A new Query generation: in-flight stream and tool state of the old one is dropped. */
   reset(): void;
+  /** The slash commands of the Query's initialization (entries with descriptions), as `commands_changed` lists them. */
+  announceCommands(entries: unknown, providerSessionId: string): void;
 }
 
 export interface StreamProjectorOptions {
@@ -172,6 +174,9 @@ export function createStreamProjector({ emit }: StreamProjectorOptions): StreamP
   }
 
   return {
+    announceCommands(entries, providerSessionId) {
+      publishCommands(commands.fromChanged(entries), providerSessionId);
+    },
     project(message, turnId) {
       const record = message as unknown as JsonRecord;
       switch (message.type) {

@@ -7,7 +7,8 @@ import type { ModelInfo, Options, PermissionMode, SDKMessage, SDKUserMessage } f
 export interface ClaudeQuery extends AsyncIterable<SDKMessage> {
   interrupt?(): Promise<unknown>;
   close?(): void;
-  initializationResult?(): Promise<{ models?: ModelInfo[] }>;
+  /** `commands`: the session's slash commands with their descriptions (the SDK's `SlashCommand` entries). */
+  initializationResult?(): Promise<{ models?: ModelInfo[]; commands?: unknown[] }>;
   getContextUsage?(): Promise<unknown>;
   stopTask?(taskId: string): Promise<unknown>;
   /**

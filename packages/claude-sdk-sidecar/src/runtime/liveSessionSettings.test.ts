@@ -125,3 +125,50 @@ test('without a live Query the settings wait for the next one', async () => {
   );
   assert.deepEqual(live.createTime(), { permissionMode: 'acceptEdits', flagSettings: { effortLevel: 'max' } });
 });
+
+test('a model Claude Code refuses is an error at stage model, and the selection stays as it was', async () => {
+  const live = settings();
+  const refusing: ClaudeQuery = {
+    async *[Symbol.asyncIterator]() {},
+    setModel: async (model?: string) => {
+      if (model === 'gpt-4o') throw new Error("Model 'gpt-4o' not found");
+    },
+  };
+  await assert.rejects(
+    live.apply(payload({ model: 'gpt-4o' }), refusing, () => undefined),
+    (error: unknown) => {
+      assert.equal((error as { stage?: unknown }).stage, 'model');
+      assert.match((error as Error).message, /Claude Code rejected the model "gpt-4o": Model 'gpt-4o' not found/);
+      return true;
+    },
+  );
+  assert.equal(live.reported().model, 'default');
+  assert.equal(live.createTime().model, undefined, 'the next Query is not created with it either');
+});
+
+test('a start’s model that Claude Code does not offer of its own is checked by Claude Code; one it offers is not', async () => {
+  const checked: (string | undefined)[] = [];
+  const query: ClaudeQuery = {
+    async *[Symbol.asyncIterator]() {},
+    setModel: async (model?: string) => {
+      checked.push(model);
+      if (model === 'gpt-4o') throw new Error("Model 'gpt-4o' not found");
+    },
+  };
+  const typo = new LiveSessionSettings('gpt-4o');
+  typo.started(startOptions());
+  // Claude Code lists the Query's own model too, named by its value.
+  typo.replaceCatalogue([...CATALOGUE, { value: 'gpt-4o', displayName: 'gpt-4o', description: 'Custom model' }]);
+  await assert.rejects(
+    typo.verifyStartModel(query),
+    (error: unknown) => (error as { stage?: unknown }).stage === 'model',
+  );
+  assert.deepEqual(checked, [undefined, 'gpt-4o'], 'away and back, so Claude Code checks it');
+
+  checked.length = 0;
+  const listed = new LiveSessionSettings('Sonnet');
+  listed.started(startOptions());
+  listed.replaceCatalogue(CATALOGUE);
+  await listed.verifyStartModel(query);
+  assert.deepEqual(checked, [], 'a model Claude Code offers needs no check');
+});

@@ -4,6 +4,7 @@ import { mapPermissionMode } from '../config/permissionMode.ts';
 import type { ResolvedStartOptions } from '../config/startOptions.ts';
 import type { ClaudeQuery } from './claudeQuery.ts';
 import { DEFAULT_MODEL, ModelCatalogue, type ModelConfigOption } from './modelCatalogue.ts';
+import { ModelRejectedError } from './modelRejection.ts';
 
 /** What a new Query is created with, from the settings as they are now. */
 export interface CreateTimeSettings {
@@ -45,6 +46,22 @@ export class LiveSessionSettings {
     this.#permissionMode = startOptions.permissionMode;
   }
 
+  /**
+   * A start's model that Claude Code does not offer of its own (a full model id, or a typo such as `gpt-4o`,
+   * which its list then names as a "Custom model") is checked by Claude Code itself (`setModel` asks the API), so a model it cannot run fails the start, not the first turn.
+   */
+  async verifyStartModel(query: ClaudeQuery): Promise<void> {
+    const model = this.#selectedModel;
+    if (model === DEFAULT_MODEL || !this.#catalogue.known || this.#catalogue.offers(model) || !query.setModel) return;
+    try {
+      // The Query was created with this model, and Claude Code checks only a change: away and back again.
+      await query.setModel(undefined);
+      await query.setModel(model);
+    } catch (error) {
+      throw new ModelRejectedError(model, error);
+    }
+  }
+
   /** The models Claude Code offers, from the first Query's initialization. */
   replaceCatalogue(models: readonly ModelInfo[] | undefined): void {
     this.#catalogue.replace(models);
@@ -83,9 +100,15 @@ export class LiveSessionSettings {
       await query?.setPermissionMode?.(this.#permissionMode);
     }
     if (payload.model !== undefined && payload.model !== '') {
-      this.#selectedModel = this.#catalogue.resolve(payload.model);
+      const selected = this.#catalogue.resolve(payload.model);
+      // Claude Code checks the model before taking it; a refused one leaves the selection as it was.
+      try {
+        await query?.setModel?.(selected === DEFAULT_MODEL ? undefined : selected);
+      } catch (error) {
+        throw new ModelRejectedError(payload.model, error);
+      }
+      this.#selectedModel = selected;
       this.#effectiveModel = undefined;
-      await query?.setModel?.(this.#selectedModel === DEFAULT_MODEL ? undefined : this.#selectedModel);
     }
     const flags: Record<string, unknown> = {};
     if (payload.effort !== undefined && payload.effort !== '') flags.effortLevel = payload.effort;

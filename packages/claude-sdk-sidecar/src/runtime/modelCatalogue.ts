@@ -35,6 +35,18 @@ export class ModelCatalogue {
     }));
   }
 
+  /**
+   * Whether the model is one Claude Code offers of its own (by value or name, as `resolve` matches). The model a
+   * Query was created with is listed too, named by its value ("Custom model"), even one the API does not have.
+   */
+  offers(requested: string): boolean {
+    const lower = requested.toLowerCase();
+    return this.#options.some(
+      (option) =>
+        option.name !== option.value && (option.value.toLowerCase() === lower || option.name.toLowerCase() === lower),
+    );
+  }
+
   /** The catalogue value for a requested model: exact value first, then case-insensitive value or name. */
   resolve(requested: string): string {
     if (requested === '' || requested === DEFAULT_MODEL) return DEFAULT_MODEL;

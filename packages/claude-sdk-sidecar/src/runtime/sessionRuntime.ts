@@ -253,6 +253,10 @@ export class SessionRuntime implements SidecarSession, MessageRouterHost {
     try {
       const initialization = await generation.query.initializationResult?.();
       this.#settings.replaceCatalogue(initialization?.models);
+      // A resumed session's model was checked when it was chosen.
+      if (!this.#resumable) await this.#settings.verifyStartModel(generation.query);
+      // `system/init` names the commands only at a turn's start; this gives them, described, before the first.
+      this.projector.announceCommands(initialization?.commands, this.#providerSessionId);
     } catch (error) {
       this.#detach(generation, { active: describeQueryEnd(error), queued: SESSION_ENDED });
       throw error;

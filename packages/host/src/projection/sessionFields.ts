@@ -47,6 +47,12 @@ function modelOf(options: SessionRecord['configOptions']): SessionRecord['config
   return options.find((option) => option.id === 'model' || option.category === 'model');
 }
 
+/** The session's slash commands as Claude Code last listed them (kept, so `/` lists them before the next start). */
+export function slashCommands(d: ProjectionDraft, commands: SessionRecord['slashCommands']): void {
+  if (JSON.stringify(d.session.slashCommands) === JSON.stringify(commands)) return;
+  d.patchSession({ slashCommands: commands.map((command) => ({ ...command })) });
+}
+
 /**
  * Claude Code names the session again after every turn (its summary follows the latest prompt), so a title that
  * changed under the reader at each answer would be no name at all: the agent's first title replaces the default

@@ -419,6 +419,18 @@ test('Claude Code’s choices reach clients as they arrive; the effective model 
   assert.equal(again.empty, true, 'the same choices again say nothing');
 });
 
+test('the slash commands Claude Code reports are kept with the session; the same list again writes nothing', () => {
+  const h = new Harness();
+  const commands = [{ name: 'deploy', description: 'Deploy the app (project)', input: { hint: '[env]' } }];
+  const first = h.sidecar('commands_updated', { providerSessionId: 'p', commands });
+  assert.equal(first.empty, false);
+  assert.deepEqual(first.unit.sessions?.[0]?.slashCommands, commands);
+  assert.deepEqual(h.projector.session.slashCommands, commands);
+  assert.equal(h.sidecar('commands_updated', { providerSessionId: 'p', commands }).empty, true);
+  const changed = h.sidecar('commands_updated', { providerSessionId: 'p', commands: [] });
+  assert.deepEqual(changed.unit.sessions?.[0]?.slashCommands, []);
+});
+
 test('the agent’s first title names the session; its later titles (one per turn) do not rename it', () => {
   const h = new Harness();
   assert.equal(h.projector.session.titleSource, 'default');
@@ -505,6 +517,39 @@ test('queued prompts: queue, start in order, and a removed one gets its own canc
   assert.equal(h.projector.runningUserTurn()?.id, 't2');
   assert.deepEqual(h.projector.queuedTurns(), []);
   assert.equal(h.projector.session.status, 'running', 'a canceled queued turn that never ran does not make it failed');
+});
+
+test('Stop must stop: pause, edit and resume change the queue event and queuePaused; the status is not running', () => {
+  const h = new Harness();
+  h.acceptedTurn('t1');
+  const prompt = (text: string) => ({ prompt: text, input: [], attachments: [], clientMessageId: `c-${text}` });
+  h.run((p, now) => p.project({ type: 'acceptTurn', turnId: 't2', prompt: prompt('second'), queued: true }, now));
+  h.run((p, now) => p.project({ type: 'pauseQueue' }, now));
+  const lastQueue = () => h.events.findLast((event) => event.type === 'queue');
+  const lastStatus = () => h.events.findLast((event) => event.type === 'status');
+  assert.deepEqual(
+    lastQueue()?.type === 'queue' && lastQueue()!.data.queuedPrompts.map((q) => [q.turnId, q.prompt, q.paused]),
+    [['t2', 'second', true]],
+  );
+  assert.equal(h.projector.session.queuePaused, true);
+  assert.ok(lastStatus()?.type === 'status' && lastStatus()!.data.queuePaused === true);
+  h.sidecar('turn_canceled', { turnId: 't1' });
+  assert.equal(h.projector.session.status, 'idle', 'paused prompts do not make the session running');
+  assert.equal(h.projector.session.runningTurnId, null);
+  h.run((p, now) => p.project({ type: 'editQueuedTurn', turnId: 't2', prompt: 'second, edited' }, now));
+  assert.equal(h.projector.turn('t2')?.prompt, 'second, edited');
+  assert.equal(h.projector.turn('t2')?.clientMessageId, 'c-second', 'the edit keeps the id');
+  h.run((p, now) => p.project({ type: 'resumeQueue' }, now));
+  assert.deepEqual(lastQueue()?.type === 'queue' && lastQueue()!.data.queuedPrompts.map((q) => [q.prompt, q.paused]), [
+    ['second, edited', false],
+  ]);
+  assert.equal(h.projector.session.queuePaused, false);
+  const summaries = h.projections.flatMap((projection) =>
+    (projection.unit.hostEvents ?? []).flatMap((event) =>
+      event.type === 'session' ? [event.data.session.queuePaused] : [],
+    ),
+  );
+  assert.deepEqual([summaries.includes(true), summaries.at(-1)], [true, false], 'the sidebar hears of both');
 });
 
 test('the summary says when the running turn started, on every host session event; null once none runs', () => {

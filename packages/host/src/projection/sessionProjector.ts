@@ -6,7 +6,7 @@ import { compaction, outputDelta, outputDone, plan } from './outputProjection.ts
 import { holdMessage, ProjectionDraft, type ProjectorState, sourceKey } from './projectionDraft.ts';
 import { toolBlockOf } from './rows.ts';
 import { type CommandFacts, projectCommand, type SessionCommand } from './sessionCommand.ts';
-import { agentTitle, sessionState, usage } from './sessionFields.ts';
+import { agentTitle, sessionState, slashCommands, usage } from './sessionFields.ts';
 import { isTerminalTurn } from './sessionStatus.ts';
 import { agentTask, clearBackground, toolResult, toolUse } from './toolProjection.ts';
 import { checkpoint, identity, outputTurn, sidecarTerminal, syntheticTurnStarted } from './turnLifecycle.ts';
@@ -139,6 +139,8 @@ export class SessionProjector {
           return sessionState(d, event.payload);
         case 'session_title_updated':
           return agentTitle(d, event.payload.title);
+        case 'commands_updated':
+          return slashCommands(d, event.payload.commands);
         case 'usage_updated':
           return usage(d, event.payload);
         case 'provider_turn_identity_resolved':
@@ -300,7 +302,7 @@ export class SessionProjector {
       if (typeof turnId !== 'string' || typeof silentMs !== 'number' || d.turn(turnId) === undefined) return;
       d.emit({ type: 'turn_stalled', data: { session_id: d.sessionId, turnId, silentMs } });
     }
-    // commands_updated, speed_updated, sdk_lifecycle_observed, continuation_delayed, guidance_interrupted
+    // speed_updated, sdk_lifecycle_observed, continuation_delayed, guidance_interrupted
     // and the goal events change nothing the host shows (goals: not yet, docs/host-api.md says so).
   }
 
