@@ -3,8 +3,10 @@ import { useEffect, useRef, useState } from 'react';
 import { attachmentProblem, type ImageAttachment, readAttachment } from '../data/attachments.ts';
 import { messageOf } from '../data/format.ts';
 import { useServices } from './appContext.ts';
+import { useComposerCompletions } from './ComposerCompletions.tsx';
 import { ForkButton } from './ForkButton.tsx';
 import { Icon } from './Icon.tsx';
+import { type QueueActions, QueuedPrompts } from './QueuedPrompts.tsx';
 
 /**
  * Where the person writes. Enter sends, Shift+Enter adds a line, Esc stops the running turn. While a
@@ -17,6 +19,7 @@ export function Composer({
   queued,
   disconnected,
   cancel,
+  queueActions: queueCalls,
   prefill,
 }: {
   sessionId: string;
@@ -24,6 +27,8 @@ export function Composer({
   queued: readonly QueuedPrompt[];
   disconnected: boolean;
   cancel: (turnId: string) => Promise<CancelTurnResponse>;
+  /** Run now, Edit and Resume of queued prompts (Remove is `cancel`). */
+  queueActions: Omit<QueueActions, 'remove'>;
   prefill: { text: string; nonce: number } | null;
 }) {
   const { outbox, drafts } = useServices();
@@ -56,6 +61,7 @@ export function Composer({
     setText(value);
     drafts.set(sessionId, value);
   };
+  const completions = useComposerCompletions({ sessionId, text, textarea, setText: change });
 
   const send = (mode: PostTurnBody['mode']) => {
     const prompt = text.trim();
@@ -75,10 +81,21 @@ export function Composer({
     setStopOutcome(null);
   };
 
+  const queueActions: QueueActions = { ...queueCalls, remove: cancel };
+
+  // A turn that starts after a Stop (Run now, Resume queue, a new send) makes what the Stop said old news.
+  useEffect(() => {
+    if (busyTurnId !== null) setStopOutcome(null);
+  }, [busyTurnId]);
+
   const stop = () => {
     if (busyTurnId === null || stopping) return;
     setStopping(true);
     setStopOutcome('Stopping…');
+    // The host pauses what waits behind the stopped turn (Stop must stop): say so, so nobody waits for it.
+    const waiting = queued.filter((prompt) => !prompt.paused).length;
+    const pausedNote =
+      waiting === 0 ? '' : ` ${waiting === 1 ? 'The queued prompt is' : `${waiting} queued prompts are`} paused.`;
     cancel(busyTurnId).then(
       (response) => {
         setStopping(false);
@@ -86,7 +103,7 @@ export function Composer({
           response.canceled
             ? response.disposition === 'pre_accept'
               ? 'Stopped before it started.'
-              : 'Stopped.'
+              : `Stopped.${pausedNote}`
             : 'The turn had already ended.',
         );
       },
@@ -122,29 +139,9 @@ export function Composer({
 
   return (
     <div className="composer-wrap">
+      {completions.popup}
       <div className="composer">
-        {queued.length > 0 && (
-          <ul className="chips" aria-label="Queued prompts" style={{ listStyle: 'none', margin: 0, padding: 0 }}>
-            {queued.map((prompt) => (
-              <li key={prompt.turnId} className="chip">
-                <span className="muted small">Queued:</span>
-                <span className="chip-text" title={prompt.prompt}>
-                  {prompt.prompt || `${prompt.imageCount} image(s)`}
-                </span>
-                <button
-                  type="button"
-                  className="icon-btn"
-                  aria-label={`Remove queued prompt: ${prompt.prompt}`}
-                  onClick={() => {
-                    cancel(prompt.turnId).catch((error: unknown) => setProblem(messageOf(error)));
-                  }}
-                >
-                  <Icon name="close" />
-                </button>
-              </li>
-            ))}
-          </ul>
-        )}
+        <QueuedPrompts queued={queued} busy={busy} actions={queueActions} />
         {images.length > 0 && (
           <ul className="chips" aria-label="Attached images" style={{ listStyle: 'none', margin: 0, padding: 0 }}>
             {images.map((image) => (
@@ -180,7 +177,9 @@ export function Composer({
                 void attach(files);
               }
             }}
+            {...completions.inputProps}
             onKeyDown={(event) => {
+              if (completions.onKeyDown(event)) return;
               if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
                 event.preventDefault();
                 send('queue');

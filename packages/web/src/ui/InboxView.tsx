@@ -1,9 +1,8 @@
 import type { AnswerInteractionBody, Interaction } from '@outrigger/host-api';
-import { useEffect, useState } from 'react';
 import { inboxItems } from '../data/hostState.ts';
 import { useServices } from './appContext.ts';
 import { useValue } from './hooks.ts';
-import { Icon } from './Icon.tsx';
+import { NotificationToggle } from './NotificationToggle.tsx';
 import { PromptCard } from './PromptCard.tsx';
 import { sessionHref } from './route.ts';
 import { Topbar } from './Topbar.tsx';
@@ -55,25 +54,5 @@ export function InboxView({ onOpenSidebar }: { onOpenSidebar: () => void }) {
         </div>
       </div>
     </section>
-  );
-}
-
-function NotificationToggle() {
-  const supported = typeof Notification !== 'undefined';
-  const [permission, setPermission] = useState(() => (supported ? Notification.permission : 'denied'));
-  useEffect(() => {
-    if (supported) setPermission(Notification.permission);
-  }, [supported]);
-  if (!supported || permission === 'granted') return null;
-  return (
-    <button
-      type="button"
-      className="btn btn-small"
-      disabled={permission === 'denied'}
-      title={permission === 'denied' ? 'Notifications are blocked in this browser' : undefined}
-      onClick={() => void Notification.requestPermission().then(setPermission)}
-    >
-      <Icon name="bell" /> {permission === 'denied' ? 'Notifications blocked' : 'Notify me'}
-    </button>
   );
 }

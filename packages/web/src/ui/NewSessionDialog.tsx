@@ -3,8 +3,10 @@ import { useEffect, useRef, useState } from 'react';
 import { messageOf } from '../data/format.ts';
 import { isAboutField } from '../data/hostErrorDetails.ts';
 import { useServices } from './appContext.ts';
+import { DirectoryField } from './DirectoryField.tsx';
 import { useAction, useValue } from './hooks.ts';
-import { PermissionModeOptions } from './PermissionModeOptions.tsx';
+import { ModelField } from './ModelPicker.tsx';
+import { PermissionModeField } from './PermissionModeOptions.tsx';
 import { navigate, sessionHref } from './route.ts';
 
 /** Create a session: where it runs, which model, how it asks; then open it. */
@@ -14,7 +16,19 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
   // A refusal about the worktree (not a repository, git missing) is said at its field; anything else below.
   const [worktreeError, setWorktreeError] = useState<string | null>(null);
+  // A model Claude Code rejected is said at the model field.
+  const [modelError, setModelError] = useState<string | null>(null);
+  // A directory the host refused (missing, not a directory, outside the roots) is said at its field.
+  const [cwdError, setCwdError] = useState<string | null>(null);
   const { busy, error, run } = useAction((e) => {
+    if (isAboutField(e, 'cwd')) {
+      setCwdError(messageOf(e));
+      return '';
+    }
+    if (isAboutField(e, 'model')) {
+      setModelError(messageOf(e));
+      return '';
+    }
     if (isAboutField(e, 'worktree') || (e instanceof HostApiError && e.code === 'git_unavailable')) {
       setWorktreeError(messageOf(e));
       return '';
@@ -36,6 +50,8 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }) {
           const data = new FormData(event.currentTarget);
           const text = (name: string) => String(data.get(name) ?? '').trim();
           setWorktreeError(null);
+          setModelError(null);
+          setCwdError(null);
           run(async () => {
             const session = await host.createSession({
               ...(data.get('worktree') === 'on' ? { worktree: true } : {}),
@@ -50,30 +66,9 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }) {
         }}
       >
         <h2 id="new-session-title">New session</h2>
-        <label className="field">
-          Working directory
-          <input
-            className="input"
-            name="cwd"
-            defaultValue={info?.defaultCwd ?? ''}
-            placeholder={info?.defaultCwd ?? '/path/to/project'}
-            required
-            spellCheck={false}
-          />
-          {info !== null && info.allowRoots.length > 0 && (
-            <span className="small">Allowed under: {info.allowRoots.join(', ')}</span>
-          )}
-        </label>
-        <label className="field">
-          Model
-          <input className="input" name="model" defaultValue="default" spellCheck={false} />
-        </label>
-        <label className="field">
-          Permissions
-          <select className="select" name="permissionMode" defaultValue="default">
-            <PermissionModeOptions />
-          </select>
-        </label>
+        <DirectoryField name="cwd" error={cwdError} onEdit={() => setCwdError(null)} />
+        <ModelField name="model" error={modelError} />
+        <PermissionModeField name="permissionMode" />
         <label className="field">
           Name (optional)
           <input className="input" name="title" maxLength={200} />

@@ -1,15 +1,12 @@
-import {
-  type EffortLevel,
-  effortLevels,
-  type PatchSettingsBody,
-  type PermissionMode,
-  type SessionDetail,
-} from '@outrigger/host-api';
-import { useEffect, useState } from 'react';
+import { type EffortLevel, effortLevels, type PatchSettingsBody, type SessionDetail } from '@outrigger/host-api';
+import { useEffect, useRef, useState } from 'react';
+import { type ContextWindow, nextContextReading } from '../data/contextReading.ts';
 import { formatCost, formatTokens, messageOf } from '../data/format.ts';
-import { PermissionModeOptions } from './PermissionModeOptions.tsx';
+import { isAboutField } from '../data/hostErrorDetails.ts';
+import { ModelPicker, useKnownModels } from './ModelPicker.tsx';
+import { modeChange, modeOf, PermissionModePicker } from './PermissionModeOptions.tsx';
 
-/** Model, permission mode, plan mode and effort; usage, cost and the always-visible context meter. */
+/** Model, mode and effort; usage, cost and the always-visible context meter. */
 export function SettingsBar({
   session,
   update,
@@ -18,6 +15,7 @@ export function SettingsBar({
   update: (body: PatchSettingsBody) => Promise<void>;
 }) {
   const [error, setError] = useState<string | null>(null);
+  const [modelError, setModelError] = useState<string | null>(null);
   const [expanded, setExpanded] = useState(false);
   // What the person just chose, shown until the host's settings event says what holds (a control that
   // snapped back until the round trip ended would look like it ignored the click).
@@ -27,15 +25,22 @@ export function SettingsBar({
   const apply = (body: PatchSettingsBody) => {
     setChosen((current) => ({ ...current, ...body }));
     update(body).then(
-      () => setError(null),
+      () => {
+        setError(null);
+        if (body.model !== undefined) setModelError(null);
+      },
       (e: unknown) => {
         setChosen({});
-        setError(messageOf(e));
+        // A model Claude Code rejected is said at the model picker, where it was chosen.
+        if (isAboutField(e, 'model')) setModelError(messageOf(e));
+        else setError(messageOf(e));
       },
     );
   };
   const modelOption = session.configOptions.find((option) => option.id === 'model' || option.category === 'model');
-  const models = modelOption?.options ?? [];
+  const reported = modelOption?.options ?? [];
+  // Before Claude Code reported this session's models, those it reported to the newest session.
+  const known = useKnownModels(reported.length === 0);
   const settings = { ...session.settings, ...chosen };
   const disabled = session.closed;
   return (
@@ -50,53 +55,20 @@ export function SettingsBar({
         Settings
       </button>
       <span className="settings-controls">
-        {models.length > 0 ? (
-          <label>
-            Model
-            <select
-              className="select"
-              value={settings.model}
-              disabled={disabled}
-              onChange={(event) => void apply({ model: event.currentTarget.value })}
-            >
-              {!models.some((option) => option.value === settings.model) && (
-                <option value={settings.model}>{settings.model}</option>
-              )}
-              {models.map((option) => (
-                <option key={option.value} value={option.value}>
-                  {option.name}
-                </option>
-              ))}
-            </select>
-          </label>
-        ) : (
-          <span className="settings-model">
-            Model{' '}
-            <span className="tag" title={session.effectiveModel ?? undefined}>
-              {session.effectiveModel ?? settings.model}
-            </span>
-          </span>
-        )}
-        <label>
-          Permissions
-          <select
-            className="select"
-            value={settings.permissionMode}
-            disabled={disabled}
-            onChange={(event) => void apply({ permissionMode: event.currentTarget.value as PermissionMode })}
-          >
-            <PermissionModeOptions />
-          </select>
-        </label>
-        <label>
-          <input
-            type="checkbox"
-            checked={settings.planMode}
-            disabled={disabled}
-            onChange={(event) => void apply({ planMode: event.currentTarget.checked })}
-          />
-          Plan mode
-        </label>
+        <ModelPicker
+          className="settings-picker"
+          options={reported.length > 0 ? reported : known}
+          value={settings.model}
+          disabled={disabled}
+          error={modelError}
+          onChange={(model) => apply({ model })}
+        />
+        <PermissionModePicker
+          className="settings-picker"
+          value={modeOf(settings)}
+          disabled={disabled}
+          onChange={(mode) => apply(modeChange(mode))}
+        />
         <label>
           Effort
           <select
@@ -128,14 +100,18 @@ export function SettingsBar({
         {formatCost(session.usage.totalCostUsd) !== null && (
           <span title="Cost this session">{formatCost(session.usage.totalCostUsd)}</span>
         )}
-        <ContextMeter session={session} />
+        <ContextMeter sessionId={session.id} window={session.usage.contextWindow} />
       </span>
     </fieldset>
   );
 }
 
-function ContextMeter({ session }: { session: SessionDetail }) {
-  const window = session.usage.contextWindow;
+/** How full the context is; the last measurement stays until a new one arrives (a starting turn has none yet). */
+function ContextMeter({ sessionId, window: current }: { sessionId: string; window: ContextWindow | null }) {
+  const last = useRef<{ sessionId: string; reading: ContextWindow | null }>({ sessionId, reading: null });
+  if (last.current.sessionId !== sessionId) last.current = { sessionId, reading: null };
+  const window = nextContextReading(last.current.reading, current);
+  last.current.reading = window;
   const used = window?.usedTokens ?? 0;
   const total = window?.totalTokens ?? null;
   const share = total === null || total === 0 ? null : Math.min(1, used / total);
@@ -153,7 +129,9 @@ function ContextMeter({ session }: { session: SessionDetail }) {
       <span className="meter-bar" aria-hidden="true">
         <span className="meter-fill" style={{ display: 'block', width: `${(share ?? 0) * 100}%` }} />
       </span>
-      <span aria-hidden="true">{share === null ? '—' : `${Math.round(share * 100)}%`}</span>
+      <span aria-hidden="true" data-testid="context-share">
+        {share === null ? (window === null ? '—' : formatTokens(used)) : `${Math.round(share * 100)}%`}
+      </span>
     </span>
   );
 }
