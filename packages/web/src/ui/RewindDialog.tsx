@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import { filesChangedText } from '../data/changedFiles.ts';
 import { turnChangesError } from '../data/changesStore.ts';
 import { messageOf } from '../data/format.ts';
+import { startConversation as conversationFrom } from '../data/promptRerun.ts';
 import { conversationBefore } from '../data/rewindPlan.ts';
 import type { SessionViewState } from '../data/sessionState.ts';
 import { useServices } from './appContext.ts';
@@ -73,18 +74,7 @@ export function RewindDialog({
 
   const startConversation = async (): Promise<string> => {
     if (session === null || start === null) throw new Error('the conversation before this turn is not known here');
-    const title = `${session.title} (rewound)`;
-    if (start.kind === 'fork') return (await host.fork(session.id, start.turnId, title)).id;
-    const { settings } = session;
-    const created = await host.createSession({
-      cwd: session.cwd,
-      ...(settings.model !== 'default' ? { model: settings.model } : {}),
-      permissionMode: settings.permissionMode,
-      planMode: settings.planMode,
-      ...(settings.effort !== null ? { effort: settings.effort } : {}),
-      title,
-    });
-    return created.id;
+    return conversationFrom(host, session, start, `${session.title} (rewound)`);
   };
 
   const apply = () =>

@@ -1,4 +1,4 @@
-import type { ContentBlock, MessageView } from '@outrigger/host-api';
+import type { MessageView } from '@outrigger/host-api';
 import { memo } from 'react';
 import { formatCost, formatDuration, formatTokens } from '../data/format.ts';
 import type { TurnState } from '../data/sessionState.ts';
@@ -11,10 +11,12 @@ import { type Answer, PromptCard } from './PromptCard.tsx';
 import { RewindButton } from './RewindButton.tsx';
 import { ToolCard, type ToolCardActions } from './ToolCard.tsx';
 import { TurnChanges } from './TurnChanges.tsx';
+import { type RerunActions, textOf, UserMessage } from './UserMessage.tsx';
 
 export interface TranscriptActions extends ToolCardActions {
   fork(turnId: string): Promise<void>;
   timedOutAfter(toolUseId: string): number | undefined;
+  rerun: RerunActions;
 }
 
 /** One row of the transcript, by kind. */
@@ -27,7 +29,7 @@ export const TranscriptItem = memo(function TranscriptItem({
 }) {
   switch (item.kind) {
     case 'user':
-      return <UserMessage row={item.row} />;
+      return <UserMessage row={item.row} rerun={actions.rerun} />;
     case 'text':
       return <AssistantText row={item.row} />;
     case 'thinking':
@@ -42,40 +44,6 @@ export const TranscriptItem = memo(function TranscriptItem({
       return <TurnFooter turn={item.turn} fork={actions.fork} />;
   }
 });
-
-type ImageBlock = Extract<ContentBlock, { type: 'image' }>;
-
-function textOf(row: MessageView): string {
-  return row.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-}
-
-function UserMessage({ row }: { row: MessageView }) {
-  const images = row.content.filter((block): block is ImageBlock => block.type === 'image');
-  return (
-    <div className="msg-user">
-      <div className="bubble">
-        {row.steer && (
-          <span className="tag" style={{ marginRight: 6 }}>
-            steered
-          </span>
-        )}
-        {textOf(row)}
-        {images.length > 0 && (
-          <div className="images">
-            {images.map((image) => (
-              <img
-                key={image.attachmentId}
-                src={`/api/attachments/${encodeURIComponent(image.attachmentId)}`}
-                alt="Attached"
-                loading="lazy"
-              />
-            ))}
-          </div>
-        )}
-      </div>
-    </div>
-  );
-}
 
 function AssistantText({ row }: { row: MessageView }) {
   return (
@@ -95,12 +63,13 @@ function Thinking({ row }: { row: MessageView }) {
   const text = block?.type === 'thinking' ? block.thinking : '';
   const streaming = row.status === 'streaming';
   const now = useNow(streaming);
-  const seconds = Math.max(1, Math.round(((streaming ? now : row.updatedAt) - row.createdAt) / 1000));
+  const spentMs = (streaming ? now : row.updatedAt) - row.createdAt;
+  const seconds = Math.floor(Math.max(0, spentMs) / 1000);
   return (
     <details className="thinking">
       <summary>
         <Icon name="brain" />
-        {streaming ? `Thinking… ${seconds} s` : `Thought for ${seconds} s`}
+        {streaming ? `Thinking… ${seconds} s` : `Thought for ${formatDuration(spentMs)}`}
         {row.status === 'interrupted' && ' (interrupted)'}
       </summary>
       <div className="thinking-body">{text}</div>
@@ -137,7 +106,8 @@ function nextStep(turn: TurnState): string | null {
   if (code === 'authentication_failed' || turn.error?.apiErrorStatus === 401)
     return 'Set ANTHROPIC_API_KEY (or log in to Claude Code) and restart Outrigger.';
   if (code === 'stream_stalled') return 'The model stopped answering; send the prompt again.';
-  if (code === 'sidecar_exited' || code === 'host_restarted') return 'Send a new prompt; the session resumes.';
+  if (code === 'sidecar_exited' || code === 'host_restarted' || code === 'host_stopped')
+    return 'Send a new prompt; the session resumes.';
   if (turn.error?.apiErrorStatus === 429) return 'The API is rate-limiting; wait a moment and try again.';
   return null;
 }
