@@ -5,7 +5,7 @@ import type { TaskRecord } from '../store/records.ts';
 import { SqliteHostStore } from '../store/sqlite/sqliteHostStore.ts';
 import { StoreError } from '../store/storeError.ts';
 import { testSession, testTurn, testUserTask } from '../store/testRecords.ts';
-import { changeUserTask, syncSdkTasks, taskUnit } from './taskProjection.ts';
+import { changeUserTask, planOfTurns, syncSdkTasks, taskUnit } from './taskProjection.ts';
 
 /*
  * The rules run against a real store: each change is built from the rows the store holds and its unit
@@ -207,4 +207,33 @@ test('syncSdkTasks writes only what changed: rows of a new or changed todo, the 
   const shorter = syncSdkTasks('s1', first.tasks, plan([{ content: 'a', status: 'pending' }], 40));
   assert.deepEqual(shorter.put, []);
   assert.deepEqual(shorter.deleteIds, ['sdk-s1-1'], 'a todo gone is deleted; the user task is never named');
+});
+
+test('planOfTurns: the plan the last of the given turns left, read from the log (a later turn’s plan is not it)', () => {
+  const plan = (turnId: string, ...statuses: string[]) => ({
+    type: 'task_update',
+    data: {
+      session_id: 's1',
+      turnId,
+      todos: statuses.map((status, index) => ({ content: `step ${index}`, status })),
+      tasks: [],
+    },
+  });
+  const log = [
+    plan('t1', 'in_progress', 'pending'),
+    { type: 'text', data: { turnId: 't1' } },
+    plan('t1', 'completed', 'in_progress'),
+    { type: 'tasks_changed', data: { session_id: 's1', tasks: [] } },
+    plan('t2', 'completed', 'completed', 'pending'),
+  ];
+  assert.deepEqual(planOfTurns(log, new Set(['t1'])), {
+    turnId: 't1',
+    todos: [
+      { content: 'step 0', status: 'completed' },
+      { content: 'step 1', status: 'in_progress' },
+    ],
+  });
+  assert.equal(planOfTurns(log, new Set(['t2']))?.todos.length, 3);
+  assert.equal(planOfTurns(log, new Set(['t0'])), undefined, 'no plan in those turns');
+  assert.equal(planOfTurns([], new Set(['t1'])), undefined);
 });

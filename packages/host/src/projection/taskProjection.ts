@@ -88,6 +88,25 @@ export function syncSdkTasks(sessionId: string, current: readonly TaskRecord[], 
 }
 
 /**
+ * The plan as it stood at the end of the last of `turnIds` (a fork's copied turns): the todos of the last
+ * `task_update` those turns made, in the order of `events` (the source's log); undefined when they made none.
+ * The log, not the source's task rows: those are the plan as it is now, after turns the fork does not have.
+ */
+export function planOfTurns(
+  events: Iterable<{ readonly type: string; readonly data: unknown }>,
+  turnIds: ReadonlySet<string>,
+): { readonly turnId: string; readonly todos: readonly SdkTodo[] } | undefined {
+  let plan: { turnId: string; todos: readonly SdkTodo[] } | undefined;
+  for (const event of events) {
+    if (event.type !== 'task_update') continue;
+    const data = event.data as { readonly turnId?: unknown; readonly todos?: unknown };
+    if (typeof data.turnId !== 'string' || !turnIds.has(data.turnId) || !Array.isArray(data.todos)) continue;
+    plan = { turnId: data.turnId, todos: data.todos as SdkTodo[] };
+  }
+  return plan;
+}
+
+/**
  * A user task added or edited (`put`) or deleted (`deleteId`): `tasks_changed` with every task of the
  * session after it. `current`: the session's rows before the change.
  */

@@ -58,7 +58,7 @@ export function endTurn(d: ProjectionDraft, turn: TurnRecord, ending: TurnEnding
     ending.status === 'canceled'
       ? 'the turn was canceled'
       : ending.status === 'interrupted'
-        ? 'the host restarted'
+        ? hostEndReason(ending.error)
         : ending.status === 'failed'
           ? `the turn failed (${ending.error.message})`
           : 'the turn ended';
@@ -67,7 +67,7 @@ export function endTurn(d: ProjectionDraft, turn: TurnRecord, ending: TurnEnding
     if (tool !== undefined) {
       if (tool.status !== 'running') continue;
       if (ending.status === 'completed' && tool.parentToolUseId !== null) continue; // subagent work goes on
-      synthesize(d, row, reason);
+      synthesize(d, row, reason, ending.status === 'canceled' ? 'canceled' : 'stopped');
       continue;
     }
     if (row.status === 'streaming' && row.role === 'assistant') interruptText(d, row);
@@ -112,7 +112,24 @@ export function endTurn(d: ProjectionDraft, turn: TurnRecord, ending: TurnEnding
   d.touch();
 }
 
-/** The sidecar is gone or the host restarted: every live turn ends, pending interactions and background work too. */
+/**
+ * Why a turn the host's end cut off is `interrupted`, in the words the user reads ("Interrupted: …"). A clean
+ * shutdown (Ctrl-C, SIGTERM) records it while the host can still write: the host was stopped, and it says so
+ * before any restart. A turn the next start finds still running was cut off by an end that recorded nothing:
+ * the host crashed or was killed.
+ */
+export function hostInterruption(stopping: boolean): TurnError {
+  return stopping
+    ? { message: 'the host was stopped while the turn ran', code: 'host_stopped', apiErrorStatus: null }
+    : { message: 'the host crashed or was killed while the turn ran', code: 'host_restarted', apiErrorStatus: null };
+}
+
+/** What an interrupted turn's open tool calls and background work read as their end, from its error. */
+function hostEndReason(error: TurnError): string {
+  return error.code === 'host_stopped' ? 'the host was stopped' : 'the host crashed or was killed';
+}
+
+/** The sidecar is gone or the host ended: every live turn ends, pending interactions and background work too. */
 export function endEverything(
   d: ProjectionDraft,
   resolution: 'sidecar_exited' | 'host_restarted',
@@ -122,7 +139,12 @@ export function endEverything(
     if (interaction.status === 'pending') supersedeInteraction(d, interaction, resolution);
   }
   for (const turn of [...d.allTurns()]) if (turn.status === 'running') endTurn(d, turn, ending);
-  const reason = resolution === 'sidecar_exited' ? 'the sidecar exited' : 'the host restarted';
+  const reason =
+    resolution === 'sidecar_exited'
+      ? 'the sidecar exited'
+      : ending.status === 'interrupted'
+        ? hostEndReason(ending.error)
+        : 'the host restarted';
   clearBackground(d, reason, 'stopped');
   for (const row of [...d.allMessages()]) {
     if (row.status === 'streaming' && row.role === 'assistant' && toolBlockOf(row) === undefined) {
@@ -187,6 +209,7 @@ export function newTurn(
     prompt: created.prompt,
     input: created.input,
     clientMessageId: created.clientMessageId,
+    paused: false,
     providerTurnId: null,
     providerSessionId: created.providerSessionId,
     checkpointMessageId: null,

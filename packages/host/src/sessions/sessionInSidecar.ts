@@ -12,6 +12,7 @@ import { SESSION_MARK_VARIABLE } from '../sidecar/processMarks.ts';
 import { classifySidecarFailure, failureName, hostErrorOf } from '../sidecar/sidecarFailure.ts';
 import type { SessionRecord } from '../store/records.ts';
 import { type CancelBudgets, cancelRequestTimeoutMs } from './cancelBudgets.ts';
+import { forkResumeEnv } from './forkResumeEnv.ts';
 import { ToolProcesses } from './toolProcesses.ts';
 
 /** The sidecar as a session uses it (the `SidecarSupervisor`). */
@@ -170,7 +171,8 @@ function stoppedClaudeCode(answer: CancelResult): boolean {
 
 /** `start` for a session: fresh, or restored from its resume cursor once Claude has its transcript. */
 export function startPayload(
-  session: Pick<SessionRecord, 'id' | 'providerSessionId' | 'cwd' | 'settings' | 'resumeCursor'>,
+  session: Pick<SessionRecord, 'id' | 'providerSessionId' | 'cwd' | 'settings' | 'resumeCursor'> &
+    Partial<Pick<SessionRecord, 'forkedFrom' | 'createdAt'>>,
   restore: boolean,
 ): RequestPayloadInput<'start'> {
   const { settings } = session;
@@ -179,7 +181,8 @@ export function startPayload(
     providerSessionId: session.providerSessionId,
     cwd: session.cwd,
     // Claude Code and every tool it runs inherit it: a tool left running after a cancel is found by it.
-    env: { [SESSION_MARK_VARIABLE]: session.id },
+    // A fork's Claude Code leaves its source's background jobs to the source (`forkResumeEnv`).
+    env: { [SESSION_MARK_VARIABLE]: session.id, ...forkResumeEnv(session) },
     permissionModeId: settings.permissionMode,
     settings: {
       model: settings.model === 'default' ? '' : settings.model,
