@@ -26,6 +26,7 @@ export const DEMO_KEYWORDS: readonly (readonly [keyword: string, effect: string]
   ['markdown', 'a streamed formatted answer'],
   ['plan / todo', 'a TodoWrite plan worked through step by step'],
   ['run / command', 'a shell command that asks your permission'],
+  ['edit / diff', 'a file written, then edited: the change as a diff (Files changed)'],
   ['ask / question', 'a multiple-choice question'],
   ['background', 'a background job and its later report'],
   ['think', 'a thinking block, then the answer'],

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
@@ -102,8 +104,12 @@ test('a plain answer streams through the real Claude Code', async () => {
 });
 
 test('the demo plan drives TodoWrite through several calls and PostToolUse fires for each', async () => {
+  const started = performance.now();
   const result = await runTurn('make a plan');
+  const tookMs = performance.now() - started;
   assert.equal(result.subtype, 'success');
+  // Paced to be watched: about 0.7 s of streaming a step (it finished in 1.1 s, too fast to follow).
+  assert.ok(tookMs >= 3000, `the plan took ${Math.round(tookMs)} ms`);
   const todoHooks = postToolUses.filter(
     (hook) => hook.hook_event_name === 'PostToolUse' && hook.tool_name === 'TodoWrite',
   );
@@ -131,6 +137,41 @@ test('the demo question reaches canUseTool and its answer steers the reply', asy
   assert.equal(result.subtype, 'success');
   assert.deepEqual(permissionRequests, ['AskUserQuestion']);
   assert.match(result.subtype === 'success' ? result.result : '', /SQLite it is/);
+});
+
+test('the demo edit writes a new file, then edits it: Claude Code applies both, again in a new session', async () => {
+  const notes = join(home.cwd, 'outrigger-demo', 'notes.md');
+  await rm(notes, { force: true });
+  permissionRequests.length = 0;
+  const result = await runTurn('edit a file and show me the diff');
+  assert.equal(result.subtype, 'success');
+  assert.deepEqual(permissionRequests, ['Write', 'Edit'], 'both file changes ask permission');
+  assert.match(result.subtype === 'success' ? result.result : '', /wrote `outrigger-demo\/notes.md` and edited it/);
+  const edited = await readFile(notes, 'utf8');
+  assert.match(edited, /^# Demo notes\n/, 'the Write made the file');
+  assert.match(edited, /Status: reviewed\n\nThe demo model edited this line/, 'the Edit changed it');
+  assert.doesNotMatch(edited, /Status: draft/);
+
+  // A new session finds the file there, changed since: Claude Code overwrites a file it never read (2.1.332).
+  await writeFile(notes, 'changed by hand\n');
+  const before = mock.messageRequests().length;
+  const fresh = query({
+    prompt: 'edit it again',
+    options: { cwd: home.cwd, env: home.env, permissionMode: 'default', canUseTool: allowEverything },
+  });
+  let again: SDKResultMessage | undefined;
+  for await (const message of fresh) if (message.type === 'result') again = message;
+  assert.equal(again?.subtype, 'success');
+  const results = mock
+    .messageRequests()
+    .slice(before)
+    .flatMap((request, index) => viewMessagesRequest(request.body, index).toolResults);
+  assert.deepEqual(
+    results.map((toolResult) => toolResult.toolName),
+    ['Write', 'Edit'],
+  );
+  assert.ok(results.every((toolResult) => !toolResult.isError));
+  assert.match(await readFile(notes, 'utf8'), /Status: reviewed/);
 });
 
 test('the demo background job answers its tool_result and later its task notification', async () => {

@@ -24,6 +24,8 @@ test('each demo keyword reaches its feature, and anything else the friendly fall
     ['Please make a plan', 'plan: start'],
     ['show me your TODO list', 'plan: start'],
     ['run a command', 'command: start'],
+    ['Edit a file and show me the diff', 'edit: write a file'],
+    ['show a diff', 'edit: write a file'],
     ['start a background job', 'background: start'],
     ['run something in the background', 'background: start'],
     ['ask me a question', 'question: ask'],
@@ -32,11 +34,12 @@ test('each demo keyword reaches its feature, and anything else the friendly fall
     ['render some markdown', 'markdown'],
     ['hello', 'fallback'],
     ['planet', 'fallback'],
+    ['credited', 'fallback'],
   ];
   for (const [prompt, rule] of cases) assert.equal(book.answer(firstRequest(prompt))?.ruleLabel, rule, prompt);
   const fallback = book.answer(firstRequest('hello'))?.reply;
   assert.ok(fallback !== undefined && 'content' in fallback && fallback.content[0]?.type === 'text');
-  for (const keyword of ['markdown', 'plan', 'run', 'ask', 'background', 'think', 'slow']) {
+  for (const keyword of ['markdown', 'plan', 'run', 'edit', 'ask', 'background', 'think', 'slow']) {
     assert.ok(fallback.content[0].text.includes(`\`${keyword}\``), `the fallback lists ${keyword}`);
   }
 });
@@ -69,6 +72,58 @@ test('the demo plan advances through TodoWrite states until all are completed', 
     ['completed', 'completed', 'in_progress'],
     ['completed', 'completed', 'completed'],
   ]);
+});
+
+/** How long a reply's text and thinking blocks stream, as scripted (no pause before a block's first chunk). */
+function streamMsOf(reply: MockReply | undefined): number {
+  assert.ok(reply !== undefined && 'content' in reply);
+  let total = 0;
+  for (const block of reply.content) {
+    if (block.type === 'tool_use') continue;
+    const text = block.type === 'text' ? block.text : block.thinking;
+    total += (Math.ceil(Array.from(text).length / (block.chunkSize ?? 32)) - 1) * (block.chunkDelayMs ?? 0);
+  }
+  return total;
+}
+
+test('each step of the demo plan streams for long enough to watch it in the Tasks panel', () => {
+  const book = new RuleBook(demoScenario.rules, 'demo');
+  const steps = demoScenario.rules.filter((rule) => rule.name?.startsWith('plan: '));
+  assert.equal(steps.length, 5, 'start, three steps, summary');
+  for (const rule of steps) {
+    const ms = streamMsOf(rule.reply);
+    assert.ok(ms >= 450 && ms <= 1200, `${rule.name} streams for ${ms} ms (0.45–1.2 s a step)`);
+  }
+  const total = steps.reduce((sum, rule) => sum + streamMsOf(rule.reply), 0);
+  assert.ok(total >= 3000, `the whole plan takes ${total} ms of streaming (it took 1.1 s before)`);
+  assert.equal(book.answer(firstRequest('make a plan'))?.ruleLabel, 'plan: start');
+});
+
+test('the demo edit writes a new file, then edits it; a declined step ends it with a word', () => {
+  const book = new RuleBook(demoScenario.rules, 'demo');
+  const prompt = 'edit a file';
+  const write = toolUseOf(book.answer(firstRequest(prompt))?.reply, 'Write');
+  assert.equal(write.input.file_path, 'outrigger-demo/notes.md');
+  assert.match(String(write.input.content), /Status: draft/);
+  const after = (name: string, input: unknown, content: string, isError = false) =>
+    book.answer(
+      viewMessagesRequest(
+        {
+          messages: [
+            { role: 'user', content: prompt },
+            { role: 'assistant', content: [{ type: 'tool_use', id: 'tu', name, input }] },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu', content, is_error: isError }] },
+          ],
+        },
+        1,
+      ),
+    );
+  const edit = toolUseOf(after('Write', write.input, 'File created successfully')?.reply, 'Edit');
+  assert.equal(edit.input.file_path, write.input.file_path);
+  assert.ok(String(write.input.content).includes(String(edit.input.old_string)), 'the Edit changes what was written');
+  assert.equal(after('Edit', edit.input, 'The file has been updated')?.ruleLabel, 'edit: done');
+  assert.equal(after('Write', write.input, 'User denied', true)?.ruleLabel, 'edit: write declined');
+  assert.equal(after('Edit', edit.input, 'User denied', true)?.ruleLabel, 'edit: edit declined');
 });
 
 test('the demo command needs permission and the background job runs in the background', () => {

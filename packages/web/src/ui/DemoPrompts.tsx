@@ -2,8 +2,10 @@
 export const demoPrompts: readonly { prompt: string; shows: string }[] = [
   { prompt: 'Show me a markdown answer', shows: 'Streaming markdown with a table and code' },
   { prompt: 'Run a command to create a file', shows: 'A tool that asks your permission' },
+  { prompt: 'Edit a file and show me the diff', shows: 'A file written, then edited, as a diff' },
   { prompt: 'Make a plan and work through it', shows: 'A plan in the task panel, step by step' },
   { prompt: 'Ask me a question', shows: 'A multiple-choice question form' },
+  { prompt: 'Start a background job', shows: 'A job that reports when it ends' },
   { prompt: 'Give me a slow, long answer', shows: 'A 20 s stream to try Stop on' },
 ];
 

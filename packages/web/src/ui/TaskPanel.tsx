@@ -1,8 +1,10 @@
 import type { BackgroundTask, Task } from '@outrigger/host-api';
 import { useState } from 'react';
+import type { FinishedJob } from '../data/backgroundJobs.ts';
 import { formatElapsed, messageOf } from '../data/format.ts';
 import { useNow } from './hooks.ts';
 import { Icon } from './Icon.tsx';
+import './backgroundWork.css';
 
 export interface TaskActions {
   add(title: string): Promise<void>;
@@ -11,7 +13,16 @@ export interface TaskActions {
 }
 
 /** The plan the agent keeps (read-only, live) above the person's own tasks (add, edit, tick, delete). */
-export function TaskPanel({ tasks, actions }: { tasks: readonly Task[]; actions: TaskActions }) {
+export function TaskPanel({
+  tasks,
+  actions,
+  closed = false,
+}: {
+  tasks: readonly Task[];
+  actions: TaskActions;
+  /** A closed session takes no new tasks (the host refuses them): the box says so and is disabled. */
+  closed?: boolean;
+}) {
   const [title, setTitle] = useState('');
   const [error, setError] = useState<string | null>(null);
   const done = tasks.filter((task) => task.status === 'completed').length;
@@ -65,11 +76,12 @@ export function TaskPanel({ tasks, actions }: { tasks: readonly Task[]; actions:
           className="input"
           value={title}
           onChange={(event) => setTitle(event.currentTarget.value)}
-          placeholder="Add a task"
+          placeholder={closed ? 'Closed: no new tasks' : 'Add a task'}
           aria-label="New task"
           maxLength={500}
+          disabled={closed}
         />
-        <button type="submit" className="btn" aria-label="Add task" disabled={title.trim() === ''}>
+        <button type="submit" className="btn" aria-label="Add task" disabled={closed || title.trim() === ''}>
           <Icon name="plus" />
         </button>
       </form>
@@ -179,7 +191,28 @@ function UserTask({
   );
 }
 
-export function BackgroundWork({ tasks }: { tasks: readonly BackgroundTask[] }) {
+/** How an ended job reads: Claude Code's status in words. */
+const outcomeLabels: Readonly<Record<string, string>> = {
+  completed: 'finished',
+  failed: 'failed',
+  error: 'failed',
+  killed: 'stopped',
+  stopped: 'stopped',
+  canceled: 'canceled',
+  cancelled: 'canceled',
+};
+
+/**
+ * What runs in the background (live, with its elapsed time), then what ran and ended, folded under a
+ * "Finished" summary, each with how it ended: a finished job stays where the person last saw it.
+ */
+export function BackgroundWork({
+  tasks,
+  finished = [],
+}: {
+  tasks: readonly BackgroundTask[];
+  finished?: readonly FinishedJob[];
+}) {
   const now = useNow(tasks.length > 0);
   return (
     <section className="panel-section" aria-labelledby="bg-heading">
@@ -203,6 +236,31 @@ export function BackgroundWork({ tasks }: { tasks: readonly BackgroundTask[] }) 
             </li>
           ))}
         </ul>
+      )}
+      {finished.length > 0 && (
+        <details className="bg-finished">
+          <summary className="disclosure">
+            <Icon name="chevron" className="chev" />
+            Finished <span className="bg-finished-count">{finished.length}</span>
+          </summary>
+          <ul className="task-list" aria-label="Finished background work">
+            {finished.map((job) => {
+              const outcome = outcomeLabels[job.outcome] ?? job.outcome;
+              return (
+                <li key={job.toolUseId} className="task" data-outcome={outcome}>
+                  <span className="task-mark" aria-hidden="true">
+                    <Icon name={outcome === 'finished' ? 'check' : outcome === 'failed' ? 'alert' : 'stop'} />
+                  </span>
+                  <span className="task-title">
+                    {job.description}
+                    <span className="muted small"> · {outcome}</span>
+                    {job.summary !== null && <span className="bg-summary muted small">{job.summary}</span>}
+                  </span>
+                </li>
+              );
+            })}
+          </ul>
+        </details>
       )}
     </section>
   );
