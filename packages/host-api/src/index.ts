@@ -1,6 +1,8 @@
 export * from './checkpoints.ts';
 export { type CallOptions, HostApiError, HostClient, type HostClientOptions } from './client/hostClient.ts';
 export { readSseFrames, type SseFrame } from './client/sseFrames.ts';
+export * from './completions.ts';
+export * from './directories.ts';
 export * from './errors.ts';
 export * from './events/hostEvents.ts';
 export * from './events/sessionEvents.ts';
@@ -10,5 +12,6 @@ export * from './messages.ts';
 export * from './routes.ts';
 export * from './sessions.ts';
 export * from './tasks.ts';
+export * from './toolDecisions.ts';
 export * from './turns.ts';
 export * from './worktrees.ts';

@@ -18,6 +18,15 @@ export const hostLimits = {
   /** A file patch longer than this is cut (`truncated: true`); the diff's counts stay whole. */
   maxPatchChars: 512 * 1024,
   maxModelChars: 200,
+  /** A session search (`GET /api/search/sessions?q=`). */
+  maxSearchChars: 200,
+  searchResultsMax: 50,
+  /** Recent working directories (`GET /api/directories/recent`). */
+  recentDirectoriesMax: 12,
+  /** Directory completion (`GET /api/directories`): entries listed at most. */
+  directoryEntriesMax: 100,
+  /** File completion (`GET /api/sessions/:id/files`): entries offered at most. */
+  fileCompletionsMax: 50,
   maxClientMessageIdChars: 200,
   maxTaskTitleChars: 500,
   maxTaskDescriptionChars: 10_000,

@@ -82,11 +82,11 @@ async function addPoolSession(title: string): Promise<string> {
   return id;
 }
 
-/** A pool session the fuzz closed is replaced, so later cases still meet open sessions. */
+/** A pool session the fuzz closed or deleted is replaced, so later cases still meet open sessions. */
 async function replaceClosedSessions(): Promise<void> {
   for (const id of [...pools.sessionId]) {
     const snapshot = (await (await call(`/api/sessions/${id}`)).json()) as { session?: { closed?: boolean } };
-    if (snapshot.session?.closed !== true) continue;
+    if (snapshot.session !== undefined && snapshot.session.closed !== true) continue;
     pools.sessionId.splice(pools.sessionId.indexOf(id), 1);
     await addPoolSession('replacement');
   }
@@ -219,6 +219,27 @@ const goodValue = (field: string): fc.Arbitrary<string> => {
       return mostly(text(['default', 'claude-sonnet-test']), stringText);
     case 'effort':
       return mostly(text(['low', 'high', 'max']), text(['ultra']));
+    case 'prefix':
+      return mostly(
+        text([`${testHost.cwd}/`, `${insideRoot.slice(0, -2)}`, '~/', '/', 'src/', 'inside']),
+        text([
+          `${insideRoot}/../../`,
+          '/etc/',
+          'relative/',
+          `${testHost.cwd}/\u0000`,
+          '..',
+          '~other/',
+          '../../etc/passwd',
+          '%2e%2e%2f',
+        ]),
+      );
+    case 'q':
+      return mostly(text(['approval', 'one', '%', '_']), stringText);
+    case 'archived':
+      return mostly(
+        fc.constantFrom('true', 'false', '"exclude"', '"include"', '"only"'),
+        fc.constantFrom('"all"', '1'),
+      );
     case 'planMode':
     case 'includeClosed':
       return mostly(fc.constantFrom('true', 'false'), fc.constantFrom('1', '"yes"'));
@@ -369,6 +390,9 @@ const routeWeights: Partial<Record<HostRouteName, number>> = {
   postTurn: 6,
   answerInteraction: 4,
   cancelTurn: 3,
+  editQueuedTurn: 2,
+  runQueuedTurn: 2,
+  resumeQueue: 2,
   createSession: 2,
   createTask: 2,
   updateTask: 2,

@@ -60,6 +60,8 @@ export const sessionEventPayloadSchemas = {
     /** The tool call's status after this result. */
     status: z.enum(['completed', 'failed']),
     result: toolResultBlockSchema,
+    /** The call as stored after this result (its `endedAt`, `outcome`, `decision`); absent in older logs. */
+    tool: toolUseBlockSchema.optional(),
   }),
   /** Live output of a running tool (cut to the preview length). */
   tool_output: z.object({ ...turnScoped, messageId: z.string(), tool_use_id: z.string(), output: z.string() }),
@@ -83,6 +85,8 @@ export const sessionEventPayloadSchemas = {
     closed: z.boolean(),
     needsInputCount: z.number().int().nonnegative(),
     runningTurnId: z.string().nullable(),
+    /** As `SessionSummary.queuePaused`. */
+    queuePaused: z.boolean(),
     lastError: turnErrorSchema.nullable(),
   }),
   /** How a turn that ran to its end ended; `done` follows. */
@@ -141,7 +145,7 @@ export const sessionEventPayloadSchemas = {
 
   /** A prompt row: the one a turn starts with is in `turn_started`; this one is a steer into a running turn. */
   user_message: z.object({ ...turnScoped, message: messageViewSchema }),
-  /** The queue of prompts waiting behind the running turn, whole, whenever it changes. */
+  /** The queue of prompts waiting behind the running turn (or paused), whole, whenever it changes. */
   queue: z.object({ ...base, queuedPrompts: z.array(queuedPromptSchema) }),
   /** A delegated (Agent tool) task changed; it belongs under the tool call `tool_use_id`. */
   agent_task: z.object({ ...turnScoped, messageId: z.string(), tool_use_id: z.string(), task: agentTaskSchema }),

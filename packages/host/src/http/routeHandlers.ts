@@ -31,13 +31,28 @@ export const jsonHandlers: JsonHandlers = {
   info: async (service) => service.info(),
   createSession: (service, { body }) => service.createSession(body),
   listSessions: (service, { query }) =>
-    service.listSessions({ includeClosed: query.includeClosed === '1' || query.includeClosed === 'true' }),
+    service.listSessions({
+      includeClosed: query.includeClosed === '1' || query.includeClosed === 'true',
+      archived: query.archived ?? 'exclude',
+    }),
   getSession: (service, { params }) => service.getSnapshot(params.id),
   renameSession: (service, { params, body }) => service.renameSession(params.id, body.title),
   updateSettings: (service, { params, body }) => service.updateSettings(params.id, body),
   closeSession: (service, { params }) => service.closeSession(params.id),
+  archiveSession: (service, { params, body }) => service.archiveSession(params.id, body.archived),
+  deleteSession: (service, { params }) => service.deleteSession(params.id),
+  searchSessions: (service, { query }) =>
+    service.searchSessions(query.q, {
+      includeClosed: query.includeClosed !== '0' && query.includeClosed !== 'false',
+      archived: query.archived ?? 'include',
+    }),
+  recentDirectories: (service) => service.recentDirectories(),
+  completeDirectory: (service, { query }) => service.completeDirectory(query.prefix),
   postTurn: (service, { params, body }) => service.postTurn(params.id, body),
   cancelTurn: (service, { params, body }) => service.cancelTurn(params.id, params.turnId, body),
+  editQueuedTurn: (service, { params, body }) => service.editQueuedTurn(params.id, params.turnId, body.prompt),
+  runQueuedTurn: (service, { params }) => service.runQueuedTurn(params.id, params.turnId),
+  resumeQueue: (service, { params }) => service.resumeQueue(params.id),
   listMessages: (service, { params, query }) => service.listMessages(params.id, query),
   getToolResult: (service, { params }) => service.getToolResult(params.id, params.toolUseId),
   forkSession: (service, { params, body }) => service.forkSession(params.id, body),
@@ -59,6 +74,9 @@ export const jsonHandlers: JsonHandlers = {
   revert: (service, { params, body }) => service.revert(params.id, body),
   getWorktree: (service, { params }) => service.getWorktree(params.id),
   worktreeAction: (service, { params, body }) => service.worktreeAction(params.id, body),
+  listModels: (service) => service.listModels(),
+  listCommands: (service, { params }) => service.listCommands(params.id),
+  completeFiles: (service, { params, query }) => service.completeFiles(params.id, query.prefix ?? ''),
 };
 
 /** A turn may carry images; every other body is small. */

@@ -8,7 +8,7 @@ import type { CommitResult, HostStoreReader, WriteUnit } from '../store/hostStor
 import type { SessionRecord, TaskRecord, TurnRecord } from '../store/records.ts';
 import type { CommandFacts, SessionCommand } from './sessionCommand.ts';
 import { type Projection, SessionProjector } from './sessionProjector.ts';
-import { changeUserTask, syncSdkTasks, taskUnit, withTaskChange } from './taskProjection.ts';
+import { changeUserTask, planOfTurns, syncSdkTasks, taskUnit, withTaskChange } from './taskProjection.ts';
 
 /** Persist, then publish: `CommitPublisher.commit` / `commitAll`. */
 export interface UnitCommitter {
@@ -191,6 +191,7 @@ export class ProjectedSessionLedger {
         return { imageBytes };
       }
       case 'cancelQueuedTurn':
+      case 'editQueuedTurn':
       case 'failTurn':
       case 'bindTurn':
         await this.#hydrateTurn(command.turnId);
@@ -297,6 +298,9 @@ function appliedOf(projection: Projection): AppliedSidecarEvent {
   };
 }
 
+/** Events a fork reads at a time from its source's log (looking for the plan at the fork turn). */
+const FORK_EVENT_PAGE = 1000;
+
 /** A session to create: `SessionLedgers.create`. */
 export interface NewSessionInit {
   readonly id: string;
@@ -371,12 +375,28 @@ export class ProjectedSessionLedgers {
       resumeCursor: init.resumeCursor,
       configOptions: [...(init.configOptions ?? [])],
     };
+    const { unit } = SessionProjector.createUnit(session, { throughTurnId: through.id, reboundTurns });
+    // The plan's tasks as they stood at the fork turn (a plan a later turn of the source made is not the fork's).
+    const copied = sourceTurns.filter((turn) => turn.ordinal <= through.ordinal).map((turn) => turn.id);
+    const plan = await this.#planOfTurns(init.forkedFrom.sessionId, new Set(copied));
     await this.#deps.committer.commit(
-      SessionProjector.createUnit(session, { throughTurnId: through.id, reboundTurns }).unit,
+      plan === undefined ? unit : withTaskChange(unit, syncSdkTasks(session.id, [], { ...plan, now })),
     );
     const records = await this.#deps.store.loadProjectionState(session.id);
     if (records === undefined) throw new HostError('internal', 'the forked session is missing after its commit');
     return new ProjectedSessionLedger(this.#deps, new SessionProjector(records));
+  }
+
+  /** `planOfTurns` over the source's whole event log, read a page at a time. */
+  async #planOfTurns(sessionId: string, turnIds: ReadonlySet<string>) {
+    let plan: ReturnType<typeof planOfTurns>;
+    let afterSeq = 0;
+    for (;;) {
+      const page = await this.#deps.store.readSessionEvents(sessionId, afterSeq, FORK_EVENT_PAGE);
+      plan = planOfTurns(page, turnIds) ?? plan;
+      if (page.length < FORK_EVENT_PAGE) return plan;
+      afterSeq = page.at(-1)?.data.seq ?? afterSeq;
+    }
   }
 
   async load(sessionId: string): Promise<ProjectedSessionLedger | undefined> {
@@ -398,16 +418,19 @@ function newSessionRecord(init: NewSessionInit, now: number): SessionRecord {
     needsInputCount: 0,
     runningTurnId: null,
     runningTurnStartedAt: null,
+    queuePaused: false,
     lastError: null,
     settings: { ...init.settings },
     effectiveModel: null,
     configOptions: [],
+    slashCommands: [],
     providerSessionId: init.providerSessionId,
     resumeCursor: null,
     usage: { contextWindow: null, inputTokens: 0, outputTokens: 0, totalCostUsd: null },
     backgroundTasks: [],
     forkedFrom: null,
     worktree: init.worktree ?? null,
+    archivedAt: null,
     createdAt: now,
     updatedAt: now,
     lastActivityAt: now,

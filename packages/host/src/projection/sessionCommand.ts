@@ -15,7 +15,8 @@ import {
 } from './interactionProjection.ts';
 import type { ProjectionDraft } from './projectionDraft.ts';
 import { imageSizes, userRow } from './rows.ts';
-import { emitQueue, endEverything, endTurn, newTurn, startRows } from './turnLifecycle.ts';
+import { markTimedOut } from './toolProjection.ts';
+import { emitQueue, endEverything, endTurn, hostInterruption, newTurn, startRows } from './turnLifecycle.ts';
 import { messageView } from './views.ts';
 
 /** A prompt as the runtime hands it over: text, extra blocks (images by attachment) and their bytes. */
@@ -34,8 +35,14 @@ export interface PromptInput {
 export type SessionCommand =
   /** A new user turn: running (`turn_started` with its prompt row) or `queued` (`queue`). */
   | { readonly type: 'acceptTurn'; readonly turnId: string; readonly prompt: PromptInput; readonly queued: boolean }
-  /** The next queued prompt runs. */
+  /** A queued prompt runs (the next one, or the one the user ran now); it is no longer paused. */
   | { readonly type: 'startQueuedTurn'; readonly turnId: string }
+  /** The user stopped the running turn: every queued prompt is paused (none starts by itself). */
+  | { readonly type: 'pauseQueue' }
+  /** The user resumed the queue: no queued prompt is paused. */
+  | { readonly type: 'resumeQueue' }
+  /** The user replaced the text of a queued prompt (its images, place and client message id stay). */
+  | { readonly type: 'editQueuedTurn'; readonly turnId: string; readonly prompt: string }
   /** A prompt steered into the running turn (`guide`): its own `user_message` row. */
   | { readonly type: 'steer'; readonly turnId: string; readonly prompt: PromptInput }
   /** A queued turn removed before it ran: `canceled` (`pre_accept`), `turn_canceled`, its own `done`. */
@@ -44,8 +51,11 @@ export type SessionCommand =
   | { readonly type: 'failTurn'; readonly turnId: string; readonly error: TurnError }
   /** The sidecar died: every running turn fails with `error`, pending interactions and background work end. */
   | { readonly type: 'sidecarExited'; readonly error: TurnError }
-  /** *A restart ends what ran*: what a previous run left running is `interrupted`, pending work superseded. */
-  | { readonly type: 'recoverAfterRestart' }
+  /**
+   * *A restart ends what ran*: what a previous run left running is `interrupted`, pending work superseded.
+   * `stopping`: the host is shutting down cleanly and records it now (else a start found it: a crash or a kill).
+   */
+  | { readonly type: 'recoverAfterRestart'; readonly stopping?: boolean }
   /** The answer reached the agent; recorded once (the sidecar's own `*_resolved` later changes nothing). */
   | { readonly type: 'interactionAnswered'; readonly requestId: string; readonly answer: InteractionAnswer }
   | {
@@ -59,6 +69,8 @@ export type SessionCommand =
   | { readonly type: 'rename'; readonly title: string }
   | { readonly type: 'changeSettings'; readonly patch: PatchSettingsBody }
   | { readonly type: 'close' }
+  /** Archived (hidden from the default list) or restored: only the summary's `archivedAt` changes. */
+  | { readonly type: 'archive'; readonly archived: boolean }
   | {
       readonly type: 'toolTimedOut';
       readonly turnId: string;
@@ -121,7 +133,7 @@ export function projectCommand(d: ProjectionDraft, command: SessionCommand, fact
         d.dropped = 'start of a turn that is not queued';
         return;
       }
-      const started = { ...turn, status: 'running' as const, startedAt: d.now };
+      const started = { ...turn, status: 'running' as const, paused: false, startedAt: d.now };
       d.putTurn(started);
       startRows(d, started, facts.imageBytes ?? new Map());
       emitQueue(d);
@@ -136,6 +148,27 @@ export function projectCommand(d: ProjectionDraft, command: SessionCommand, fact
         clientMessageId: prompt.clientMessageId,
       });
       d.emit({ type: 'user_message', data: { session_id: d.sessionId, turnId, message: messageView(row) } });
+      d.touch();
+      return;
+    }
+    case 'pauseQueue':
+    case 'resumeQueue': {
+      const paused = command.type === 'pauseQueue';
+      const changed = [...d.allTurns()].filter((turn) => turn.status === 'queued' && turn.paused !== paused);
+      if (changed.length === 0) return;
+      for (const turn of changed) d.putTurn({ ...turn, paused });
+      emitQueue(d);
+      return;
+    }
+    case 'editQueuedTurn': {
+      const turn = d.turn(command.turnId);
+      if (turn === undefined || turn.status !== 'queued') {
+        d.dropped = 'edit of a turn that is not queued';
+        return;
+      }
+      if (turn.prompt === command.prompt) return;
+      d.putTurn({ ...turn, prompt: command.prompt });
+      emitQueue(d);
       d.touch();
       return;
     }
@@ -154,10 +187,7 @@ export function projectCommand(d: ProjectionDraft, command: SessionCommand, fact
       endEverything(d, 'sidecar_exited', { status: 'failed', error: command.error });
       return;
     case 'recoverAfterRestart':
-      endEverything(d, 'host_restarted', {
-        status: 'interrupted',
-        error: { message: 'the host restarted while the turn ran', code: 'host_restarted', apiErrorStatus: null },
-      });
+      endEverything(d, 'host_restarted', { status: 'interrupted', error: hostInterruption(command.stopping === true) });
       return;
     case 'interactionAnswered': {
       const interaction = d.interaction(command.requestId);
@@ -189,8 +219,14 @@ export function projectCommand(d: ProjectionDraft, command: SessionCommand, fact
     case 'close':
       if (!d.session.closed) d.patchSession({ closed: true }, true);
       return;
+    case 'archive': {
+      const archivedAt = command.archived ? (d.session.archivedAt ?? d.now) : null;
+      if (archivedAt !== d.session.archivedAt) d.patchSession({ archivedAt }, true);
+      return;
+    }
     case 'toolTimedOut': {
       const { turnId, toolUseId, toolName, elapsedSeconds } = command;
+      markTimedOut(d, toolUseId);
       d.emit({
         type: 'tool_timeout',
         data: { session_id: d.sessionId, turnId, tool_use_id: toolUseId, toolName, elapsedSeconds },

@@ -25,9 +25,11 @@ export function sessionSummary(session: SessionRecord): SessionSummary {
     cwd: session.cwd,
     status: session.status,
     closed: session.closed,
+    archivedAt: session.archivedAt,
     needsInputCount: session.needsInputCount,
     runningTurnId: session.runningTurnId,
     runningTurnStartedAt: session.runningTurnStartedAt,
+    queuePaused: session.queuePaused,
     lastError: session.lastError,
     model: session.settings.model,
     permissionMode: session.settings.permissionMode,
@@ -109,6 +111,7 @@ export function queuedPrompt(turn: TurnRecord): QueuedPrompt {
     clientMessageId: turn.clientMessageId,
     imageCount: turn.input.filter((block) => block.type === 'image').length,
     createdAt: turn.createdAt,
+    paused: turn.paused,
   };
 }
 

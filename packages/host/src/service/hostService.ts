@@ -6,6 +6,9 @@ import type {
   CreateSessionBody,
   CreateSessionResponse,
   CreateTaskBody,
+  DeleteSessionResponse,
+  DirectoryCompletion,
+  FileCompletion,
   FilePatch,
   FilePatchQuery,
   ForkSessionBody,
@@ -16,18 +19,27 @@ import type {
   InteractionStatus,
   MessagesPage,
   MessagesQuery,
+  ModelCatalogue,
   PatchSettingsBody,
   PatchTaskBody,
   PostTurnBody,
   PostTurnResponse,
+  QueuedPrompt,
+  RecentDirectories,
+  ResumeQueueResponse,
   RevertBody,
   RewindBody,
   RewindResult,
+  RunQueuedTurnResponse,
+  SessionArchiveFilter,
   SessionChanges,
+  SessionCommands,
   SessionDetail,
   SessionEvent,
   SessionList,
+  SessionSearch,
   SessionSnapshot,
+  SessionSummary,
   Task,
   ToolResultBlock,
   WorktreeActionBody,
@@ -46,15 +58,33 @@ export interface HostService {
 
   createSession(body: CreateSessionBody): Promise<CreateSessionResponse>;
   /** Newest first, with the host stream's seq the list is consistent at (`after=lastSeq` misses nothing). */
-  listSessions(options: { includeClosed: boolean }): Promise<SessionList>;
+  listSessions(options: { includeClosed: boolean; archived: SessionArchiveFilter }): Promise<SessionList>;
   getSnapshot(sessionId: string): Promise<SessionSnapshot>;
   renameSession(sessionId: string, title: string): Promise<SessionDetail>;
   updateSettings(sessionId: string, patch: PatchSettingsBody): Promise<SessionDetail>;
   closeSession(sessionId: string): Promise<void>;
+  /** Refused (`conflict`) while the session works or waits, unless restoring. */
+  archiveSession(sessionId: string, archived: boolean): Promise<SessionSummary>;
+  /** Closes, then removes every row and event of the session and its checkpoints; refused (`conflict`) while it works or waits. */
+  deleteSession(sessionId: string): Promise<DeleteSessionResponse>;
+  /** Titles and prompts holding `text`, newest first. */
+  searchSessions(
+    text: string,
+    filter: { includeClosed: boolean; archived: SessionArchiveFilter },
+  ): Promise<SessionSearch>;
+  /** The working directories of past sessions that a new session may still use. */
+  recentDirectories(): Promise<RecentDirectories>;
+  /** Subdirectories a typed path completes to, only under the completion roots (`forbidden` elsewhere). */
+  completeDirectory(prefix: string): Promise<DirectoryCompletion>;
   forkSession(sessionId: string, body: ForkSessionBody): Promise<CreateSessionResponse>;
 
   postTurn(sessionId: string, body: PostTurnBody): Promise<PostTurnResponse>;
   cancelTurn(sessionId: string, turnId: string, budgets: CancelTurnBody): Promise<CancelTurnResponse>;
+  /** A queued prompt's new text; `conflict` once it started. */
+  editQueuedTurn(sessionId: string, turnId: string, prompt: string): Promise<QueuedPrompt>;
+  /** Run now; `conflict` while another user turn runs. */
+  runQueuedTurn(sessionId: string, turnId: string): Promise<RunQueuedTurnResponse>;
+  resumeQueue(sessionId: string): Promise<ResumeQueueResponse>;
 
   listMessages(sessionId: string, query: MessagesQuery): Promise<MessagesPage>;
   getToolResult(sessionId: string, toolUseId: string): Promise<ToolResultBlock>;
@@ -83,6 +113,13 @@ export interface HostService {
   /** `not_found` for a session without a worktree. */
   getWorktree(sessionId: string): Promise<WorktreeStatus>;
   worktreeAction(sessionId: string, body: WorktreeActionBody): Promise<WorktreeActionResponse>;
+
+  /** What Claude Code reported to the newest session that reported models (empty until one did). */
+  listModels(): Promise<ModelCatalogue>;
+  /** The slash commands Claude Code last reported for the session. */
+  listCommands(sessionId: string): Promise<SessionCommands>;
+  /** Paths under the session's directory for `@`; never outside it (decided on each entry's real path). */
+  completeFiles(sessionId: string, prefix: string): Promise<FileCompletion>;
 
   /** The seq of the session's last stored event (0: none yet). Throws `not_found` for an unknown session. */
   sessionLastSeq(sessionId: string): Promise<number>;

@@ -7,6 +7,9 @@ import type {
   PatchTaskBody,
   PostTurnBody,
   PostTurnResponse,
+  QueuedPrompt,
+  ResumeQueueResponse,
+  RunQueuedTurnResponse,
   Task,
 } from '@outrigger/host-api';
 import { type CancelResult, CLAUDE_CODE_EXITED_CODE, type SidecarEvent } from '@outrigger/protocol';
@@ -14,6 +17,7 @@ import { checkpointFailure, type SessionCheckpoints } from '../checkpoints/sessi
 import { HostError } from '../hostError.ts';
 import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import type { PromptInput, SessionCommand } from '../projection/sessionCommand.ts';
+import { queuedPrompt } from '../projection/views.ts';
 import {
   classifySidecarFailure,
   failureName,
@@ -27,6 +31,8 @@ import type { SessionRecord, TurnRecord } from '../store/records.ts';
 import { StoreError } from '../store/storeError.ts';
 import type { CancelBudgets } from './cancelBudgets.ts';
 import { decideAnswer } from './interactionAnswer.ts';
+import { modelRejectionOf } from './modelRejection.ts';
+import { decideEdit, decideRun, mustWait, nextQueued, pausesOnCancel } from './promptQueue.ts';
 import { SerialQueue } from './serialQueue.ts';
 import { SessionInSidecar, type SidecarPort } from './sessionInSidecar.ts';
 import type { AppliedSidecarEvent, SessionLedger } from './sessionLedger.ts';
@@ -123,7 +129,7 @@ export class HostSession {
 
       const turnId = this.#deps.newId();
       const draft = draftTurn(body, { sessionId: this.id, turnId, now: this.#deps.now(), newId: this.#deps.newId });
-      if (running !== undefined || this.#ledger.queuedTurns().length > 0) {
+      if (mustWait(running, this.#ledger.queuedTurns())) {
         await this.#acceptTurn(turnId, draft, true);
         return { turnId, queued: true, steered: false, replayed: false };
       }
@@ -140,7 +146,8 @@ export class HostSession {
   /**
    * Cancels a running turn in the sidecar, or removes a queued one (`pre_accept`). The answer waits
    * until every event the sidecar wrote before it is committed: a `provider_active` answer means the
-   * turn's acceptance (its binding) is durable.
+   * turn's acceptance (its binding) is durable. The user's Stop of a running turn first pauses the
+   * prompts queued behind it (`promptQueue.ts`), so its end starts none of them.
    */
   async cancelTurn(turnId: string, budgets: CancelBudgets): Promise<CancelTurnResponse> {
     const step = await this.queue.run(async (): Promise<CancelTurnResponse | { generation: number }> => {
@@ -153,6 +160,7 @@ export class HostSession {
       if (turn.status !== 'running') {
         return { turnId, canceled: false, disposition: 'absent', providerTurnId: turn.providerTurnId ?? '' };
       }
+      if (pausesOnCancel(turn, this.#ledger.queuedTurns())) await this.#ledger.apply({ type: 'pauseQueue' });
       const generation = this.#inSidecar.liveGeneration();
       if (generation === undefined) {
         // Its sidecar is gone: the exit ends the turn (the exit report is on its way to this queue).
@@ -211,6 +219,61 @@ export class HostSession {
         default:
           throw new HostError('sidecar_unavailable', 'the sidecar did not answer the cancel in time');
       }
+    });
+  }
+
+  /** Run now: a queued (or paused) prompt starts at once while no user turn runs; its retry starts nothing. */
+  runQueuedTurn(turnId: string): Promise<RunQueuedTurnResponse> {
+    return this.queue.run(async () => {
+      this.#assertOpen();
+      const decision = decideRun(await this.#turn(turnId), this.#ledger.runningUserTurn());
+      if (decision.kind === 'missing') throw new HostError('not_found', 'no such turn in this session');
+      if (decision.kind === 'conflict') throw new HostError('conflict', decision.message);
+      if (decision.kind === 'running') return { turnId, started: false };
+      // The sidecar first: one that cannot start is a 503 and the prompt stays queued as it was.
+      const generation = await this.#inSidecar.ensureStarted(this.#ledger.session, this.#ledger.hasTranscript());
+      await this.#ledger.apply({ type: 'startQueuedTurn', turnId });
+      await this.#checkpointStart(turnId);
+      await this.#exec(generation, turnId);
+      await this.#dispatchNext();
+      return { turnId, started: true };
+    });
+  }
+
+  /** Replaces the text of a queued prompt that has not started; its place, images and client message id stay. */
+  editQueuedTurn(turnId: string, prompt: string): Promise<QueuedPrompt> {
+    return this.queue.run(async () => {
+      this.#assertOpen();
+      const decision = decideEdit(await this.#turn(turnId), prompt);
+      if (decision.kind === 'missing') throw new HostError('not_found', 'no such turn in this session');
+      if (decision.kind === 'conflict') throw new HostError('conflict', decision.message);
+      if (decision.kind === 'invalid') {
+        throw new HostError('validation_failed', 'the body is invalid', [
+          { path: 'prompt', message: decision.message },
+        ]);
+      }
+      await this.#ledger.apply({ type: 'editQueuedTurn', turnId, prompt });
+      const edited = this.#ledger.turn(turnId);
+      if (edited === undefined) throw new HostError('internal', 'the edited prompt is missing');
+      return queuedPrompt(edited);
+    });
+  }
+
+  /** Resume: no queued prompt is paused any more; the first starts now unless a user turn runs. */
+  unpauseQueue(): Promise<ResumeQueueResponse> {
+    return this.queue.run(async () => {
+      this.#assertOpen();
+      const idle = this.#ledger.runningUserTurn() === undefined;
+      // The sidecar first: one that cannot start is a 503 and the queue stays paused, nothing lost.
+      if (idle && this.#ledger.queuedTurns().length > 0) {
+        await this.#inSidecar.ensureStarted(this.#ledger.session, this.#ledger.hasTranscript());
+      }
+      await this.#ledger.apply({ type: 'resumeQueue' });
+      await this.#dispatchNext();
+      return {
+        startedTurnId: idle ? (this.#ledger.runningUserTurn()?.id ?? null) : null,
+        queuedPrompts: this.#ledger.queuedTurns().map(queuedPrompt),
+      };
     });
   }
 
@@ -283,6 +346,14 @@ export class HostSession {
     return this.queue.run(() => this.#ledger.apply({ type: 'rename', title }));
   }
 
+  /** Archive or restore (`SessionArchive` decides when), on the queue once `check` passed there (it may throw). */
+  setArchived(archived: boolean, check: (session: SessionRecord) => void = () => undefined): Promise<void> {
+    return this.queue.run(async () => {
+      check(this.#ledger.session);
+      await this.#ledger.apply({ type: 'archive', archived });
+    });
+  }
+
   updateSettings(patch: PatchSettingsBody): Promise<void> {
     return this.queue.run(async () => {
       this.#assertOpen();
@@ -294,7 +365,10 @@ export class HostSession {
           const failure = classifySidecarFailure(error);
           switch (failure.kind) {
             case 'refused':
-              throw new HostError('validation_failed', `the agent refused the settings: ${failure.message}`);
+              throw (
+                modelRejectionOf(error) ??
+                new HostError('validation_failed', `the agent refused the settings: ${failure.message}`)
+              );
             case 'gone':
               // A sidecar that is gone takes the settings with the session's next `start`.
               break;
@@ -309,14 +383,15 @@ export class HostSession {
 
   /**
    * Work on the session's files (a rewind, a revert, a worktree action) on its queue, so that no turn starts
-   * meanwhile; refused while a turn runs or prompts wait. The command `record` makes of its result is applied.
+   * meanwhile; refused while a turn runs or prompts wait to start (paused ones wait for the user, so they do
+   * not block it). The command `record` makes of its result is applied.
    */
   whileIdle<T>(
     work: () => Promise<T>,
     record: (result: T) => SessionCommand | undefined = () => undefined,
   ): Promise<T> {
     return this.queue.run(async () => {
-      if (this.#ledger.runningUserTurn() !== undefined || this.#ledger.queuedTurns().length > 0) {
+      if (mustWait(this.#ledger.runningUserTurn(), this.#ledger.queuedTurns())) {
         throw new HostError('conflict', 'a turn is running or waiting; try again once the session is idle');
       }
       const result = await work();
@@ -426,21 +501,22 @@ export class HostSession {
 
   /**
    * *A restart ends what ran*: what a previous run of the host left running is over (`interrupted`, one `done` each),
-   * what it left pending is superseded. Also what a shutdown does before it stops the sidecar.
+   * what it left pending is superseded. Also what a shutdown does before it stops the sidecar (`stopping`:
+   * the turn then says the host was stopped, not that it crashed).
    */
-  recover(): Promise<void> {
+  recover(stopping = false): Promise<void> {
     return this.queue.run(async () => {
       const { session } = this.#ledger;
       const live =
         this.#ledger.liveTurns().length > 0 || session.needsInputCount > 0 || session.backgroundTasks.length > 0;
       // The turn a previous run left running took its start checkpoint there; its end is taken now.
       this.#checkpointedTurn = this.#ledger.runningUserTurn()?.id;
-      if (live) await this.#ledger.apply({ type: 'recoverAfterRestart' });
+      if (live) await this.#ledger.apply({ type: 'recoverAfterRestart', stopping });
       await this.#checkpointEndOfEndedTurn();
     });
   }
 
-  /** After a restart: runs what was left queued, in order. */
+  /** After a restart: runs what was left queued, in order (a paused prompt stays paused). */
   resumeQueue(): Promise<void> {
     return this.queue.run(() => this.#dispatchNext());
   }
@@ -555,12 +631,12 @@ export class HostSession {
     }
   }
 
-  /** Runs the next queued prompt once no user turn runs; each that cannot start ends with its error. */
+  /** Runs the next queued prompt that is not paused once no user turn runs; each that cannot start ends with its error. */
   async #dispatchNext(): Promise<void> {
     for (;;) {
       await this.#checkpointEndOfEndedTurn();
       if (this.#ledger.session.closed || this.#ledger.runningUserTurn() !== undefined) return;
-      const next = this.#ledger.queuedTurns()[0];
+      const next = nextQueued(this.#ledger.queuedTurns());
       if (next === undefined) return;
       let generation: number;
       try {

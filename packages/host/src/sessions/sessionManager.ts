@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { homedir } from 'node:os';
 import {
   type AnswerInteractionBody,
   type AnswerInteractionResponse,
@@ -7,6 +8,9 @@ import {
   type CreateSessionBody,
   type CreateSessionResponse,
   type CreateTaskBody,
+  type DeleteSessionResponse,
+  type DirectoryCompletion,
+  type FileCompletion,
   type FilePatch,
   type FilePatchQuery,
   type ForkSessionBody,
@@ -18,17 +22,24 @@ import {
   type InteractionStatus,
   type MessagesPage,
   type MessagesQuery,
+  type ModelCatalogue,
   type PatchSettingsBody,
   type PatchTaskBody,
   type PostTurnBody,
   type PostTurnResponse,
+  type QueuedPrompt,
+  type RecentDirectories,
+  type ResumeQueueResponse,
   type RevertBody,
   type RewindBody,
   type RewindResult,
+  type RunQueuedTurnResponse,
   type SessionChanges,
+  type SessionCommands,
   type SessionDetail,
   type SessionEvent,
   type SessionList,
+  type SessionSearch,
   type SessionSettings,
   type SessionSnapshot,
   type SessionSummary,
@@ -48,14 +59,26 @@ import { isTerminalTurn } from '../projection/sessionStatus.ts';
 import type { HostService } from '../service/hostService.ts';
 import { classifySidecarFailure } from '../sidecar/sidecarFailure.ts';
 import type { SidecarExitReport, SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
-import type { HostStoreReader, MessageRecordPage, SessionSnapshotRecords } from '../store/hostStore.ts';
+import type {
+  CommitResult,
+  HostStoreReader,
+  MessageRecordPage,
+  SessionListFilter,
+  SessionSnapshotRecords,
+  WriteUnit,
+} from '../store/hostStore.ts';
 import type { MessageRecord, SessionRecord, TurnRecord } from '../store/records.ts';
 import { resolveCancelBudgets } from './cancelBudgets.ts';
 import { resolveSessionCwd } from './cwdPolicy.ts';
+import { completeDirectory, recentDirectories } from './directoryCompletion.ts';
 import { HostSession } from './hostSession.ts';
+import { modelRejectionOf } from './modelRejection.ts';
+import { SessionArchive } from './sessionArchive.ts';
+import { SessionCompletions } from './sessionCompletions.ts';
 import { START_TIMEOUT_MS, startPayload } from './sessionInSidecar.ts';
 import type { SessionLedger } from './sessionLedger.ts';
 import { noChanges, SessionReview } from './sessionReview.ts';
+import { searchSessions } from './sessionSearch.ts';
 import { SessionWorktrees } from './sessionWorktrees.ts';
 
 /** Where session ledgers come from: the projector over the store and the hub. */
@@ -99,6 +122,10 @@ export interface SessionManagerOptions {
   readonly worktreesDir?: string;
   readonly now?: () => number;
   readonly newId?: () => string;
+  /** Persist, then publish, for writes outside a session's ledger (a delete); deleting is refused without it. */
+  readonly committer?: { commit(unit: WriteUnit): Promise<CommitResult> };
+  /** The home directory `~` names (default: the user's). */
+  readonly home?: string;
 }
 
 const FORK_TIMEOUT_MS = 120_000;
@@ -120,17 +147,30 @@ export class SessionManager implements HostService {
   readonly #creating = new Map<string, SidecarEvent[]>();
   readonly #unsubscribe: (() => void)[] = [];
   readonly #review: SessionReview | undefined;
+  readonly #completions: SessionCompletions;
   readonly #worktrees: SessionWorktrees | undefined;
+  readonly #archive: SessionArchive;
+  /** Sessions being deleted: no request reaches them and their sidecar events are dropped. */
+  readonly #deleting = new Set<string>();
   #closing: Promise<void> | undefined;
 
   private constructor(options: SessionManagerOptions) {
     this.#options = options;
+    this.#completions = new SessionCompletions(options.store);
     this.#review =
       options.checkpointsDir === undefined
         ? undefined
         : new SessionReview({ checkpointsDir: options.checkpointsDir, store: options.store });
     this.#worktrees =
       options.worktreesDir === undefined ? undefined : new SessionWorktrees({ worktreesDir: options.worktreesDir });
+    this.#archive = new SessionArchive({
+      store: options.store,
+      commit: (unit) => {
+        if (options.committer === undefined) throw new HostError('internal', 'this host cannot delete sessions');
+        return options.committer.commit(unit);
+      },
+      removeCheckpoints: async (sessionId) => (await this.#review?.remove(sessionId)) ?? false,
+    });
     this.#now = options.now ?? Date.now;
     this.#newId = options.newId ?? randomUUID;
   }
@@ -154,7 +194,7 @@ export class SessionManager implements HostService {
 
   async createSession(body: CreateSessionBody): Promise<CreateSessionResponse> {
     this.#assertRunning();
-    const chosen = await resolveSessionCwd(body.cwd, this.#options.allowRoots);
+    const chosen = await resolveSessionCwd(body.cwd, this.#options.allowRoots, this.#options.home);
     const id = this.#newId();
     const made = body.worktree === true ? await this.#worktreesOf().create(chosen, body.title ?? id) : undefined;
     const cwd = made?.cwd ?? chosen;
@@ -179,7 +219,7 @@ export class SessionManager implements HostService {
           { timeoutMs: START_TIMEOUT_MS },
         )
         .catch((error: unknown) => {
-          throw unavailable('start the session', error);
+          throw modelRejectionOf(error) ?? unavailable('start the session', error);
         });
       const ledger = await this.#options.ledgers.create({
         id,
@@ -208,7 +248,7 @@ export class SessionManager implements HostService {
     }
   }
 
-  async listSessions(options: { includeClosed: boolean }): Promise<SessionList> {
+  async listSessions(options: SessionListFilter): Promise<SessionList> {
     const { sessions, lastHostSeq } = await this.#options.store.loadSessionList(options);
     return { sessions: sessions.map((session) => this.#options.views.summary(session)), lastSeq: lastHostSeq };
   }
@@ -233,6 +273,42 @@ export class SessionManager implements HostService {
 
   async closeSession(sessionId: string): Promise<void> {
     await (await this.#session(sessionId)).close();
+  }
+
+  async archiveSession(sessionId: string, archived: boolean): Promise<SessionSummary> {
+    const session = await this.#session(sessionId);
+    await this.#archive.archive(session, archived);
+    return this.#options.views.summary(session.session);
+  }
+
+  async deleteSession(sessionId: string): Promise<DeleteSessionResponse> {
+    const session = await this.#session(sessionId);
+    return this.#archive.delete(session, {
+      detach: () => {
+        this.#deleting.add(sessionId);
+        this.#sessions.delete(sessionId);
+        this.#known.delete(sessionId);
+      },
+      reattach: () => {
+        this.#deleting.delete(sessionId);
+        this.#sessions.set(sessionId, session);
+        this.#known.add(sessionId);
+      },
+    });
+  }
+
+  searchSessions(text: string, filter: SessionListFilter): Promise<SessionSearch> {
+    return searchSessions(this.#options.store, this.#options.views.summary, text, filter);
+  }
+
+  async recentDirectories(): Promise<RecentDirectories> {
+    return { directories: await recentDirectories(this.#options.store, this.#options.allowRoots) };
+  }
+
+  completeDirectory(prefix: string): Promise<DirectoryCompletion> {
+    const { allowRoots, info, home = homedir() } = this.#options;
+    const roots = allowRoots.length > 0 ? allowRoots : [home, info.defaultCwd];
+    return completeDirectory(prefix, roots, home);
   }
 
   async forkSession(sessionId: string, body: ForkSessionBody): Promise<CreateSessionResponse> {
@@ -316,6 +392,21 @@ export class SessionManager implements HostService {
     return (await this.#session(sessionId)).cancelTurn(turnId, resolved);
   }
 
+  async editQueuedTurn(sessionId: string, turnId: string, prompt: string): Promise<QueuedPrompt> {
+    this.#assertRunning();
+    return (await this.#session(sessionId)).editQueuedTurn(turnId, prompt);
+  }
+
+  async runQueuedTurn(sessionId: string, turnId: string): Promise<RunQueuedTurnResponse> {
+    this.#assertRunning();
+    return (await this.#session(sessionId)).runQueuedTurn(turnId);
+  }
+
+  async resumeQueue(sessionId: string): Promise<ResumeQueueResponse> {
+    this.#assertRunning();
+    return (await this.#session(sessionId)).unpauseQueue();
+  }
+
   async listMessages(sessionId: string, query: MessagesQuery): Promise<MessagesPage> {
     const { store } = this.#options;
     if ((await store.getSession(sessionId)) === undefined) throw notFound('session');
@@ -326,6 +417,20 @@ export class SessionManager implements HostService {
     const turnIds = [...new Set(page.messages.map((message) => message.turnId))];
     const turns = turnIds.length === 0 ? [] : await store.listTurns(sessionId, { ids: turnIds });
     return this.#options.views.messagesPage(page, turns);
+  }
+
+  // ─── what the composer and the model picker offer ───────────────────────────────────────────────
+
+  listModels(): Promise<ModelCatalogue> {
+    return this.#completions.listModels();
+  }
+
+  listCommands(sessionId: string): Promise<SessionCommands> {
+    return this.#completions.listCommands(sessionId);
+  }
+
+  completeFiles(sessionId: string, prefix: string): Promise<FileCompletion> {
+    return this.#completions.completeFiles(sessionId, prefix);
   }
 
   async getToolResult(sessionId: string, toolUseId: string): Promise<ToolResultBlock> {
@@ -352,7 +457,11 @@ export class SessionManager implements HostService {
 
   async createTask(body: CreateTaskBody): Promise<Task> {
     const { session_id: sessionId, ...task } = body;
-    return (await this.#session(sessionId)).createTask(task);
+    const session = await this.#session(sessionId);
+    if (session.session.closed) {
+      throw new HostError('session_closed', 'the session is closed: it takes no new tasks (fork it to go on)');
+    }
+    return session.createTask(task);
   }
 
   async updateTask(taskId: string, patch: PatchTaskBody): Promise<Task> {
@@ -428,9 +537,10 @@ export class SessionManager implements HostService {
   }
 
   /**
-   * Stops taking work; what runs is recorded as interrupted by the restart (as a crash would leave it
-   * at the next start, but now, while the host can still write); queued prompts stay queued for the
-   * next run. Then the sidecar stops (its group reaped), every stream ends with `shutdown`, the store closes.
+   * Stops taking work; what runs is recorded as interrupted now, while the host can still write, and says
+   * that the host was stopped (a crash leaves it for the next start, which says the host crashed); queued
+   * prompts stay queued for the next run. Then the sidecar stops (its group reaped), every stream ends with
+   * `shutdown`, the store closes.
    */
   close(): Promise<void> {
     this.#closing ??= this.#shutdown();
@@ -446,7 +556,7 @@ export class SessionManager implements HostService {
       sessions.map(async (session) => {
         // Stopped first: an event waiting for a refusing store gives up, so the recovery behind it can run.
         session.stop();
-        await session.recover();
+        await session.recover(true);
         await session.queue.drained();
       }),
     );
@@ -487,6 +597,7 @@ export class SessionManager implements HostService {
   }
 
   #route(sessionId: string, event: SidecarEvent): void {
+    if (this.#deleting.has(sessionId)) return;
     const session = this.#sessions.get(sessionId);
     if (session !== undefined) {
       session.onSidecarEvent(event);
@@ -528,6 +639,7 @@ export class SessionManager implements HostService {
 
   /** The loaded session, loading it from the store once; `not_found` when there is none. */
   async #session(sessionId: string): Promise<HostSession> {
+    if (this.#deleting.has(sessionId)) throw notFound('session');
     const loaded = this.#sessions.get(sessionId);
     if (loaded !== undefined) return loaded;
     let loading = this.#loading.get(sessionId);

@@ -15,7 +15,7 @@ import type {
   TurnStatus,
   TurnUsage,
 } from '@outrigger/host-api';
-import type { CancelDisposition, ConfigOption, ResumeCursor } from '@outrigger/protocol';
+import type { CancelDisposition, ConfigOption, ResumeCursor, SlashCommand } from '@outrigger/protocol';
 
 /*
  * The rows the store keeps. They carry what the contract's views show plus what only the host needs
@@ -23,8 +23,9 @@ import type { CancelDisposition, ConfigOption, ResumeCursor } from '@outrigger/p
  * `projection/views.ts` turns them into contract views. Every write puts a whole row (insert, or
  * update in place), so a store never merges fields: the caller (the session's projector, one writer
  * per session) owns the row's state. A row's identity fields are written once and never changed by
- * a later put (a message's turn, position, role and ids; a turn's ordinal, kind, prompt and
- * clientMessageId; an interaction's request; creation times). Timestamps are epoch milliseconds.
+ * a later put (a message's turn, position, role and ids; a turn's ordinal, kind, input and
+ * clientMessageId; an interaction's request; creation times); a queued turn's prompt text may be
+ * edited until it starts. Timestamps are epoch milliseconds.
  */
 
 /** Who set the title: `default` (the cwd's name), the `agent` (`session_title_updated`), or the `user` (rename; wins). */
@@ -42,10 +43,14 @@ export interface SessionRecord {
   readonly runningTurnId: string | null;
   /** When the running turn started (its `startedAt`); null while none runs. Stored with `runningTurnId`. */
   readonly runningTurnStartedAt: number | null;
+  /** Some queued prompt is paused (`TurnRecord.paused`); computed and stored with the status. */
+  readonly queuePaused: boolean;
   readonly lastError: TurnError | null;
   readonly settings: SessionSettings;
   readonly effectiveModel: string | null;
   readonly configOptions: readonly ConfigOption[];
+  /** The slash commands Claude Code last reported (`commands_updated`); empty until it did. */
+  readonly slashCommands: readonly SlashCommand[];
   /** Claude's session id (the `start` answer / `session_started`). */
   readonly providerSessionId: string;
   /** The latest `resumeCursor` from `session_started`/`session_state`; sent back in `start` on restart. */
@@ -56,6 +61,8 @@ export interface SessionRecord {
   readonly forkedFrom: { readonly sessionId: string; readonly turnId: string } | null;
   /** The session's own git worktree (its `cwd` is inside it); null for a session in the user's directory. */
   readonly worktree: SessionWorktree | null;
+  /** When the user archived it (hidden from the default list); null while it is not archived. */
+  readonly archivedAt: number | null;
   readonly createdAt: number;
   readonly updatedAt: number;
   readonly lastActivityAt: number;
@@ -77,6 +84,8 @@ export interface TurnRecord {
   /** The blocks sent after the prompt (`PostTurnBody.content`), images as attachment ids; empty for synthetic turns. */
   readonly input: readonly TurnInputBlock[];
   readonly clientMessageId: string | null;
+  /** A queued prompt the user's Stop paused: it does not start by itself (run now, resume or remove it). */
+  readonly paused: boolean;
   /** The durable binding (the *identity barrier*), set when `provider_turn_identity_resolved` arrives. */
   readonly providerTurnId: string | null;
   readonly providerSessionId: string | null;

@@ -122,7 +122,14 @@ describe('the seq watermark', () => {
 
   test('a status or an error delivered again neither takes the session back nor adds a second notice', () => {
     const status = (seq: number, value: 'running' | 'needs_input') =>
-      ev('status', seq, { status: value, closed: false, needsInputCount: 0, runningTurnId: 't1', lastError: null });
+      ev('status', seq, {
+        status: value,
+        closed: false,
+        needsInputCount: 0,
+        runningTurnId: 't1',
+        queuePaused: false,
+        lastError: null,
+      });
     const error = ev('error', 3, { turnId: 't1', code: 'sidecar_unavailable', message: 'The sidecar stopped' });
     const state = fold([status(1, 'running'), status(2, 'needs_input'), error]);
     assert.equal(apply(state, status(1, 'running')).session?.status, 'needs_input');
@@ -232,7 +239,14 @@ describe('session-level events', () => {
       totalCostUsd: 0.5,
     };
     const state = fold([
-      ev('status', 1, { status: 'failed', closed: true, needsInputCount: 0, runningTurnId: null, lastError: null }),
+      ev('status', 1, {
+        status: 'failed',
+        closed: true,
+        needsInputCount: 0,
+        runningTurnId: null,
+        queuePaused: false,
+        lastError: null,
+      }),
       ev('settings', 2, {
         settings: { model: 'opus', permissionMode: 'acceptEdits', planMode: false, effort: 'high' },
         effectiveModel: 'claude-opus-4',
@@ -272,7 +286,7 @@ describe('session-level events', () => {
   });
 
   test('queue, background tasks, notices, steer and compaction rows', () => {
-    const queued = { turnId: 't2', prompt: 'next', clientMessageId: 'c2', imageCount: 0, createdAt: T0 };
+    const queued = { turnId: 't2', prompt: 'next', clientMessageId: 'c2', imageCount: 0, createdAt: T0, paused: false };
     const bg = {
       tool_use_id: 'tu9',
       turnId: 't1',

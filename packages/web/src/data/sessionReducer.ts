@@ -128,6 +128,8 @@ function applyEvent(state: SessionViewState, event: SessionEvent, receivedAt: nu
         closed: event.data.closed,
         needsInputCount: event.data.needsInputCount,
         runningTurnId: event.data.runningTurnId,
+        // A host a version older leaves it out: not paused.
+        queuePaused: event.data.queuePaused ?? false,
         lastError: event.data.lastError,
       }));
     case 'turn_started': {
@@ -261,11 +263,18 @@ function applyToolResult(
   receivedAt: number,
 ): SessionViewState {
   const existing = state.rows[data.messageId];
-  if (existing !== undefined && !resultReplaces(resultOf(existing), data.result)) return state;
-  const tool: ToolUseBlock = {
-    ...(toolOf(existing) ?? placeholderTool(data.tool_use_id, receivedAt)),
-    status: data.status,
-  };
+  if (existing !== undefined && !resultReplaces(resultOf(existing), data.result)) {
+    // The result lost the rank, but the stored call (its outcome, its decision) is still the host's word.
+    if (data.tool === undefined) return state;
+    const kept = resultOf(existing);
+    return putRow(state, { ...existing, content: kept === undefined ? [data.tool] : [data.tool, kept] });
+  }
+  // The host's call after this result: its endedAt (the duration reads the same after a reload), outcome,
+  // decision. An older host sends none: the status is the result's, the end the time it arrived.
+  const tool: ToolUseBlock =
+    data.tool === undefined
+      ? { ...(toolOf(existing) ?? placeholderTool(data.tool_use_id, receivedAt)), status: data.status }
+      : { ...data.tool };
   if (tool.endedAt === null) tool.endedAt = receivedAt;
   const row = existing ?? newRow(state, data.messageId, data.turnId, receivedAt, []);
   return putRow(state, { ...row, content: [tool, data.result], status: 'complete', updatedAt: receivedAt });
@@ -425,6 +434,9 @@ function placeholderTool(toolUseId: string, receivedAt: number): ToolUseBlock {
     output: null,
     startedAt: receivedAt,
     endedAt: null,
+    outcome: null,
+    decision: null,
+    elapsedSeconds: null,
   };
 }
 

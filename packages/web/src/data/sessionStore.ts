@@ -163,6 +163,21 @@ export class SessionStore {
     return this.#client.call('cancelTurn', { params: { id: this.sessionId, turnId }, body: {} });
   }
 
+  /** The queued prompt's new text; the `queue` event brings it to every tab. */
+  editQueued(turnId: string, prompt: string) {
+    return this.#client.call('editQueuedTurn', { params: { id: this.sessionId, turnId }, body: { prompt } });
+  }
+
+  /** Run now: a queued (or paused) prompt starts while no turn runs. */
+  runQueued(turnId: string) {
+    return this.#client.call('runQueuedTurn', { params: { id: this.sessionId, turnId }, body: {} });
+  }
+
+  /** Resume the paused queue. */
+  resumeQueue() {
+    return this.#client.call('resumeQueue', { params: { id: this.sessionId }, body: {} });
+  }
+
   async updateSettings(body: PatchSettingsBody): Promise<void> {
     await this.#client.call('updateSettings', { params: { id: this.sessionId }, body });
   }

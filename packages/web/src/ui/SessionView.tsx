@@ -1,5 +1,6 @@
 import type { Interaction, PostTurnBody } from '@outrigger/host-api';
 import { useCallback, useEffect, useMemo, useState } from 'react';
+import { finishedBackgroundJobs } from '../data/backgroundJobs.ts';
 import { ChangesStore } from '../data/changesStore.ts';
 import { displayStatus } from '../data/displayStatus.ts';
 import { formatDuration } from '../data/format.ts';
@@ -26,6 +27,7 @@ import { Topbar } from './Topbar.tsx';
 import { Transcript } from './Transcript.tsx';
 import type { TranscriptActions } from './TranscriptItem.tsx';
 import { TurnChanges } from './TurnChanges.tsx';
+import { useRerun } from './useRerun.ts';
 import { WorktreePanel } from './WorktreePanel.tsx';
 
 /** A hidden tab keeps its session stream this long (switching back and forth reconnects nothing). */
@@ -126,6 +128,8 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
   );
   const items = useMemo(() => timeline(view), [view]);
   const pendingSends = useMemo(() => unsettled(outgoing, view), [outgoing, view]);
+  const sendIds = useMemo(() => pendingSends.map((item) => item.clientMessageId), [pendingSends]);
+  const rerun = useRerun(store, view);
 
   // Forget accepted sends once the stream shows them, so the outbox does not grow.
   useEffect(() => {
@@ -151,8 +155,9 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
         navigate(sessionHref(forked.id));
       },
       timedOutAfter: (toolUseId) => store.view.toolTimeouts[toolUseId],
+      rerun,
     }),
-    [answer, store, host, sessionId],
+    [answer, store, host, sessionId, rerun],
   );
   const taskActions = useMemo<TaskActions>(
     () => ({
@@ -222,7 +227,9 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
                   ? session.lastError?.message
                   : status === 'disconnected'
                     ? 'The live stream is down; reconnecting'
-                    : undefined
+                    : status === 'paused'
+                      ? 'You stopped the turn: the queued prompts wait until you run or resume them'
+                      : undefined
               }
               runningSinceMs={runningTurn?.startedAt ?? null}
               now={now}
@@ -283,6 +290,7 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
           ))}
           <Transcript
             items={items}
+            sendIds={sendIds}
             actions={actions}
             hasOlder={view.hasOlder}
             loadingOlder={screen.loadingOlder}
@@ -343,6 +351,11 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
               queued={view.queuedPrompts}
               disconnected={connectionDown}
               cancel={(turnId) => store.cancel(turnId)}
+              queueActions={{
+                edit: (turnId, prompt) => store.editQueued(turnId, prompt),
+                runNow: (turnId) => store.runQueued(turnId),
+                resume: () => store.resumeQueue(),
+              }}
               prefill={prefill}
             />
           )}
@@ -356,8 +369,8 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
           {session.worktree !== null && (
             <WorktreePanel store={stores.worktree} worktree={session.worktree} blockedReason={blockedReason} />
           )}
-          <TaskPanel tasks={view.tasks} actions={taskActions} />
-          <BackgroundWork tasks={view.backgroundTasks} />
+          <TaskPanel tasks={view.tasks} actions={taskActions} closed={session.closed} />
+          <BackgroundWork tasks={view.backgroundTasks} finished={finishedBackgroundJobs(view)} />
           <FilesChangedPanel />
         </aside>
         {rewinding !== null && <RewindDialog turnId={rewinding} view={view} onClose={() => setRewinding(null)} />}

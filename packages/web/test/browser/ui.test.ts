@@ -81,7 +81,8 @@ describe('chat', () => {
       .locator('.tag', { hasText: 'steered' })
       .waitFor();
     await page.getByRole('button', { name: 'Stop', exact: true }).click();
-    // The queued prompt runs once the stopped turn is done.
+    // Stop must stop: the queued prompt is paused (queue.test.ts); it runs once the person resumes the queue.
+    await page.getByRole('button', { name: 'Resume queue' }).click();
     await page.locator('.bubble', { hasText: 'second follow-up' }).waitFor();
     await page.getByText('Completed').waitFor();
     const session = ui.host.sessions.get(id)!;
@@ -185,12 +186,12 @@ describe('prompts', () => {
     await page.getByText('Completed').waitFor();
     await send(page, 'run it again');
     await page.getByRole('button', { name: 'Allow for this session' }).click();
-    await page.getByText('Allowed for this session.').waitFor();
+    await page.getByText(/^Allowed for this session: this exact command/).waitFor();
     await page.locator('.outcome.completed').nth(1).waitFor();
     await send(page, 'run a third time');
     await page.locator('.outcome.completed').nth(2).waitFor();
     assert.equal(await page.locator('.prompt').count(), 0);
-    assert.equal(await page.getByText('Allowed for this session.').count(), 1);
+    assert.equal(await page.getByText(/^Allowed for this session: /).count(), 1);
     await context.close();
   });
 
@@ -232,8 +233,8 @@ describe('prompts', () => {
     await page.getByRole('button', { name: 'Go ahead, accept file edits' }).click();
     await page.getByText('Plan approved; starting now.').waitFor();
     await page
-      .getByRole('combobox', { name: 'Permissions' })
-      .filter({ has: page.locator('option:checked', { hasText: 'Accept file edits' }) })
+      .getByRole('combobox', { name: 'Mode', exact: true })
+      .filter({ has: page.locator('option:checked', { hasText: 'Accept edits' }) })
       .waitFor();
     await context.close();
   });
@@ -260,7 +261,8 @@ describe('prompts', () => {
 
   test('a settings change shows at once, before the host confirms it; a refused one snaps back and says why', async () => {
     const { page, context } = await openSession('Settings');
-    const planMode = page.getByRole('checkbox', { name: 'Plan mode' });
+    // The one mode control (issue 17: plan mode is one of its modes, not a second switch).
+    const mode = page.getByRole('combobox', { name: 'Mode', exact: true });
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => {
       release = resolve;
@@ -269,11 +271,11 @@ describe('prompts', () => {
       await held;
       await route.continue();
     });
-    await planMode.click();
-    assert.equal(await planMode.isChecked(), true, 'the box is ticked while the host has not answered');
+    await mode.selectOption('plan');
+    assert.equal(await mode.inputValue(), 'plan', 'plan mode shows while the host has not answered');
     release();
     await page.waitForResponse('**/settings');
-    assert.equal(await planMode.isChecked(), true);
+    assert.equal(await mode.inputValue(), 'plan');
     await page.unroute('**/settings');
     await page.route('**/settings', (route) =>
       route.fulfill({
@@ -282,9 +284,9 @@ describe('prompts', () => {
         body: JSON.stringify({ error: { code: 'session_closed', message: 'the session is closed' } }),
       }),
     );
-    await planMode.click();
+    await mode.selectOption('acceptEdits');
     await page.getByRole('alert').filter({ hasText: 'the session is closed' }).waitFor();
-    assert.equal(await planMode.isChecked(), true, 'a refused change shows what still holds');
+    assert.equal(await mode.inputValue(), 'plan', 'a refused change shows what still holds');
     await context.close();
   });
 });
@@ -390,7 +392,11 @@ describe('tools, tasks, fork', () => {
     await send(page, 'think about it');
     await page.locator('.outcome.completed').waitFor();
     await page.getByRole('button', { name: 'Actions for To close' }).click();
-    await page.getByRole('menuitem', { name: 'Close session' }).click();
+    await page.getByRole('menuitem', { name: 'Close session…' }).click();
+    await page
+      .getByRole('dialog', { name: 'Close “To close”?' })
+      .getByRole('button', { name: 'Close session' })
+      .click();
     await page.locator('.topbar .status').filter({ hasText: 'Closed' }).waitFor();
     assert.equal(await page.locator('.topbar .status').textContent(), 'Closed');
     assert.equal(await page.locator('.session-item[data-current="true"] .status').textContent(), 'Closed');

@@ -217,6 +217,28 @@ describe('the UI against the real host', { skip: hostMissing }, () => {
     await finish(opened, 'stop');
   });
 
+  test('Stop with a prompt queued pauses it (the header says Paused); Resume queue runs it', async () => {
+    const opened = await openSession('Stop pauses the queue');
+    const { page } = opened;
+    await send(page, 'a slow answer please');
+    await page.locator('.streaming-caret').waitFor({ timeout: 60_000 });
+    await composer(page).fill('then show me markdown');
+    await page.getByRole('button', { name: 'Queue', exact: true }).click();
+    await page.getByRole('list', { name: 'Queued prompts' }).getByText('then show me markdown').waitFor();
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await page.getByText('Stopped by you').waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Resume queue' }).waitFor();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    assert.equal(await page.locator('.topbar .status').textContent(), 'Paused');
+    assert.equal(await page.getByRole('heading', { name: 'A streamed markdown answer' }).count(), 0, 'nothing started');
+    await page.getByRole('button', { name: 'Resume queue' }).click();
+    await page.getByRole('heading', { name: 'A streamed markdown answer' }).waitFor({ timeout: 60_000 });
+    await completed(page);
+    assert.equal(await page.getByRole('list', { name: 'Queued prompts' }).count(), 0);
+    assert.equal(await page.getByText('is paused').count(), 0, 'the composer no longer says the prompt is paused');
+    await finish(opened, 'stop-queue');
+  });
+
   test('queue and steer while a turn runs', async () => {
     const opened = await openSession('Queue and steer');
     const { page } = opened;
@@ -252,13 +274,56 @@ describe('the UI against the real host', { skip: hostMissing }, () => {
     await host.client.call('closeSession', { params: { id: forkId } });
   });
 
+  test('Edit a sent prompt runs the edited text in a fork from just before it; Retry there runs it again', async () => {
+    const opened = await openSession('Rerun source');
+    const { page } = opened;
+    await send(page, 'show me some markdown');
+    await completed(page, 0);
+    await send(page, 'think about it');
+    await completed(page, 1);
+    await page.getByRole('button', { name: 'Edit prompt' }).nth(1).click();
+    const editor = page.getByRole('textbox', { name: 'Edited prompt' });
+    await editor.fill('show me some markdown again');
+    await editor.press('Control+Enter');
+    await page.getByRole('heading', { level: 1, name: 'Rerun source (edited)', exact: true }).waitFor();
+    const editedId = decodeURIComponent(new URL(page.url()).hash.replace('#/s/', ''));
+    await completed(page, 1);
+    assert.deepEqual(await page.locator('.item[data-kind="user"] .bubble').allTextContents(), [
+      'show me some markdown',
+      'show me some markdown again',
+    ]);
+    assert.equal(await page.getByRole('table').count(), 2, 'the edited prompt ran: a second table, no thinking');
+    assert.equal(await rowsOfKind(page, 'thinking').count(), 0);
+    const edited = (await host.client.call('getSession', { params: { id: editedId } })).session;
+    assert.equal(edited.forkedFrom?.sessionId, opened.id);
+
+    await page.getByRole('button', { name: 'Retry the last turn' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Rerun source (edited) (retry)', exact: true }).waitFor();
+    const retriedId = decodeURIComponent(new URL(page.url()).hash.replace('#/s/', ''));
+    await completed(page, 1);
+    assert.equal(await rowsOfKind(page, 'user').count(), 2);
+    assert.equal(await page.getByRole('table').count(), 2);
+    const turns = await host.client.call('listMessages', { params: { id: editedId }, query: {} });
+    assert.equal(
+      turns.turns.filter((turn) => turn.status === 'completed').length,
+      2,
+      'the retried-from session kept its answer',
+    );
+    await finish(opened, 'rerun');
+    for (const id of [editedId, retriedId]) await host.client.call('closeSession', { params: { id } });
+  });
+
   test('a closed session says Closed, takes no prompt, and forks from its last turn', async () => {
     const opened = await openSession('To close');
     const { page } = opened;
     await send(page, 'think about it');
     await completed(page, 0);
     await page.getByRole('button', { name: 'Actions for To close' }).click();
-    await page.getByRole('menuitem', { name: 'Close session' }).click();
+    await page.getByRole('menuitem', { name: 'Close session…' }).click();
+    await page
+      .getByRole('dialog', { name: 'Close “To close”?' })
+      .getByRole('button', { name: 'Close session' })
+      .click();
     await page.locator('.topbar .status').filter({ hasText: 'Closed' }).waitFor();
     assert.equal(await composer(page).count(), 0);
     await page.getByText('This session is closed').waitFor();

@@ -13,8 +13,8 @@ import type {
   Task,
   TurnError,
 } from '@outrigger/host-api';
-import { hostLimits } from '@outrigger/host-api';
-import { sessionReducer } from '../../src/data/sessionReducer.ts';
+import { hostLimits, type ToolUseBlock, toolDecisionOf } from '@outrigger/host-api';
+import { sessionReducer, toolOf } from '../../src/data/sessionReducer.ts';
 import { emptySessionState, type SessionViewState } from '../../src/data/sessionState.ts';
 import { snapshot as emptySnapshot } from '../../src/data/testing/fixtures.ts';
 import { snapshotOf } from '../../src/data/testing/snapshotOf.ts';
@@ -43,6 +43,8 @@ export interface PendingAnswer {
  */
 export class FakeSession {
   detail: SessionDetail;
+  /** Kept beside `detail`, which follows the session reducer (no event carries the archive state). */
+  archivedAt: number | null = null;
   readonly log: SessionEvent[] = [];
   view: SessionViewState;
   readonly subscribers = new Set<(event: SessionEvent) => void>();
@@ -95,6 +97,24 @@ export class FakeSession {
     return event;
   }
 
+  /** The call `toolUseId` as the session's rows hold it now, with its row id. */
+  toolCall(toolUseId: string): { messageId: string; turnId: string; tool: ToolUseBlock } | undefined {
+    for (const row of Object.values(this.view.rows)) {
+      const tool = toolOf(row);
+      if (tool?.id === toolUseId) return { messageId: row.id, turnId: row.turnId, tool };
+    }
+    return undefined;
+  }
+
+  /** As the host does: the decision is stored on the call (a `tool_use` carrying it), so a reload shows it. */
+  decide(interaction: Interaction, answer: InteractionAnswer | null): void {
+    const call = this.toolCall(interaction.tool_use_id);
+    if (call === undefined) return;
+    const resolved = { ...interaction, resolution: answer === null ? ('turn_ended' as const) : ('answered' as const) };
+    const decision = toolDecisionOf(resolved, answer, Date.now());
+    this.emit('tool_use', { turnId: call.turnId, messageId: call.messageId, tool: { ...call.tool, decision } });
+  }
+
   /** Recomputes the status the way the host does and publishes it on both streams. */
   publishStatus(): void {
     const needsInputCount = this.pending.size;
@@ -111,6 +131,7 @@ export class FakeSession {
       closed: this.detail.closed,
       needsInputCount,
       runningTurnId: this.running?.turnId ?? null,
+      queuePaused: this.queue.some((queued) => queued.paused),
       lastError: status === 'failed' ? this.lastTurnFailed : null,
     });
     this.publishSummary();
@@ -135,7 +156,13 @@ export class FakeSession {
       ...summary
     } = this.detail;
     const running = this.running === null ? undefined : this.view.turns[this.running.turnId];
-    return { ...summary, runningTurnStartedAt: running?.startedAt ?? null, lastActivityAt: Date.now() };
+    return {
+      ...summary,
+      archivedAt: this.archivedAt,
+      runningTurnStartedAt: running?.startedAt ?? null,
+      queuePaused: this.queue.some((queued) => queued.paused),
+      lastActivityAt: Date.now(),
+    };
   }
 
   snapshot(): SessionSnapshot {
@@ -144,7 +171,7 @@ export class FakeSession {
     const page = messages.slice(-hostLimits.messagesPageDefault);
     return {
       ...snapshot,
-      session: this.detail,
+      session: { ...this.detail, archivedAt: this.archivedAt },
       tasks: this.view.tasks as Task[],
       messages: { ...snapshot.messages, messages: page, hasMore: page.length < messages.length },
     };
@@ -158,10 +185,42 @@ export class FakeSession {
       .map((turn) => turn.id);
   }
 
-  /** Refuses what must wait for the session to be idle, as the host does (409). */
+  /** Refuses what must wait for the session to be idle, as the host does (409); paused prompts do not hold it. */
   mustBeIdle(what: string): void {
     if (this.running !== null) throw new HttpError('conflict', `a turn is running; ${what} once it has ended`);
-    if (this.queue.length > 0) throw new HttpError('conflict', `prompts are queued; ${what} once they have run`);
+    if (this.queue.some((queued) => !queued.paused))
+      throw new HttpError('conflict', `prompts are queued; ${what} once they have run`);
+  }
+
+  // ─── the prompt queue, as the host's (docs/host-api.md, "Stop must stop") ──────────────────
+
+  /** The `queue` event with the queue as it is now. */
+  emitQueue(): void {
+    this.emit('queue', { queuedPrompts: this.queue.map(({ content: _c, ...queued }) => queued) });
+  }
+
+  /** The user's Stop of the running turn: every prompt queued behind it is paused. */
+  pauseQueue(): void {
+    if (!this.queue.some((queued) => !queued.paused)) return;
+    this.queue = this.queue.map((queued) => ({ ...queued, paused: true }));
+    this.emitQueue();
+    this.publishStatus();
+  }
+
+  /** Resume: nothing is paused any more. */
+  resumeQueue(): void {
+    if (!this.queue.some((queued) => queued.paused)) return;
+    this.queue = this.queue.map((queued) => ({ ...queued, paused: false }));
+    this.emitQueue();
+  }
+
+  /** Takes a queued prompt out to run it: `turnId`'s, or the next one that is not paused. */
+  takeQueued(turnId?: string): (QueuedPrompt & { content: MessageView['content'] }) | undefined {
+    const index = this.queue.findIndex((queued) => (turnId === undefined ? !queued.paused : queued.turnId === turnId));
+    if (index === -1) return undefined;
+    const [taken] = this.queue.splice(index, 1);
+    this.emitQueue();
+    return taken;
   }
 
   messagesBefore(before: number | undefined, limit: number) {

@@ -21,12 +21,15 @@ import {
 } from '@outrigger/host-api';
 import type { z } from 'zod';
 import { sseFrame } from '../../src/data/testing/sseFrame.ts';
+import { composerRoutes, fixtureModels, rejectedModel } from './composerRoutes.ts';
 import { FakeCheckpoints } from './fakeCheckpoints.ts';
 import { projectFiles, type Tree } from './fakeFiles.ts';
 import { FakeSession, type HostEventInput } from './fakeSession.ts';
 import { FakeWorktree } from './fakeWorktree.ts';
 import { HttpError } from './httpError.ts';
+import { queueRoutes } from './queueRoutes.ts';
 import { reviewRoutes } from './reviewRoutes.ts';
+import { checkCwd, sessionRoutes } from './sessionRoutes.ts';
 import { fallbackScript, hostScripts, TurnIO, turnScripts } from './turnScripts.ts';
 
 export interface FixtureHostOptions {
@@ -94,6 +97,9 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
     body: z.output<typeof createSessionBodySchema>,
     forkedFrom: SessionDetail['forkedFrom'] = null,
   ) => {
+    const rejected = rejectedModel(body.model);
+    if (rejected !== undefined) throw rejected;
+    body = { ...body, cwd: checkCwd(body.cwd) };
     const id = `s${nextId++}`;
     const now = Date.now();
     const title = body.title ?? 'New session';
@@ -124,9 +130,11 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
       cwd,
       status: 'idle',
       closed: false,
+      archivedAt: null,
       needsInputCount: 0,
       runningTurnId: null,
       runningTurnStartedAt: null,
+      queuePaused: false,
       lastError: null,
       model: body.model ?? 'default',
       permissionMode: body.permissionMode ?? 'default',
@@ -149,11 +157,7 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
           name: 'Model',
           type: 'select',
           currentValue: body.model ?? 'default',
-          options: [
-            { value: 'default', name: 'Default (Sonnet)' },
-            { value: 'opus', name: 'Opus' },
-            { value: 'haiku', name: 'Haiku' },
-          ],
+          options: fixtureModels,
         },
       ],
       usage: { contextWindow: null, inputTokens: 0, outputTokens: 0, totalCostUsd: null },
@@ -262,16 +266,18 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
       session.emit('title', { title: prompt.length > 40 ? `${prompt.slice(0, 40)}…` : prompt });
     session.running = null;
     session.publishStatus();
-    const next = session.queue.shift();
-    if (next !== undefined) {
-      session.emit('queue', { queuedPrompts: session.queue.map(({ content: _c, ...queued }) => queued) });
-      void runTurn(
-        session,
-        next.turnId,
-        next.prompt,
-        userRow(session, next.turnId, next.content, next.clientMessageId, false),
-      );
-    }
+    // As the host: the next prompt that is not paused (a Stop paused the ones queued then).
+    const next = session.takeQueued();
+    if (next !== undefined) runQueued(session, next);
+  };
+
+  const runQueued = (session: FakeSession, next: FakeSession['queue'][number]) => {
+    void runTurn(
+      session,
+      next.turnId,
+      next.prompt,
+      userRow(session, next.turnId, next.content, next.clientMessageId, false),
+    );
   };
 
   /** A checkpoint at a turn's start or end, said on the stream; one that fails is said, and the turn goes on. */
@@ -307,6 +313,7 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
         resolution: 'turn_ended',
         answer: null,
       });
+      session.decide(pending.interaction, null);
       session.publishHost({
         type: 'permission_resolved',
         data: { session_id: session.id, turnId, requestId, status: 'superseded', resolution: 'turn_ended' },
@@ -355,7 +362,14 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
     [
       'GET',
       /^\/api\/sessions$/,
-      async () => ({ sessions: [...sessions.values()].map((s) => s.summary()).reverse(), lastSeq: hostLog.length }),
+      async (_m, _b, request) => {
+        // As the host: archived sessions only when asked for.
+        const archived = new URL(request.url ?? '/', 'http://x').searchParams.get('archived') ?? 'exclude';
+        const listed = [...sessions.values()]
+          .map((s) => s.summary())
+          .filter((s) => archived === 'include' || (archived === 'only') === (s.archivedAt !== null));
+        return { sessions: listed.reverse(), lastSeq: hostLog.length };
+      },
     ],
     [
       'POST',
@@ -392,6 +406,8 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
       async (m, body) => {
         const session = sessionOf(m[1]!);
         const change = patchSettingsBodySchema.parse(body);
+        const rejected = rejectedModel(change.model);
+        if (rejected !== undefined) throw rejected;
         session.emit('settings', {
           settings: { ...session.detail.settings, ...change },
           effectiveModel: change.model === 'opus' ? 'claude-opus-4' : session.detail.effectiveModel,
@@ -433,6 +449,7 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
             clientMessageId,
             imageCount: content.length - 1,
             createdAt: Date.now(),
+            paused: false,
             content,
           });
           session.emit('queue', { queuedPrompts: session.queue.map(({ content: _c, ...queued }) => queued) });
@@ -460,6 +477,8 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
         }
         if (session.running?.turnId !== turnId)
           return { turnId, canceled: false, disposition: 'absent', providerTurnId: '' };
+        // Stop must stop: what waits behind the stopped turn is paused before it ends.
+        session.pauseQueue();
         const ended = new Promise<void>((resolve) => {
           const listener = (event: SessionEvent) => {
             if (event.type === 'done' && event.data.turnId === turnId) {
@@ -551,6 +570,8 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
       async (_m, body) => {
         const input = createTaskBodySchema.parse(body);
         const session = sessionOf(input.session_id);
+        if (session.detail.closed)
+          throw new HttpError('session_closed', 'the session is closed: it takes no new tasks (fork it to go on)');
         const now = Date.now();
         const task: Task = {
           id: `task-${nextId++}`,
@@ -619,6 +640,7 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
         session.pending.delete(requestId);
         const turnId = pending.interaction.turnId;
         session.emit('permission_resolved', { turnId, requestId, status: 'answered', resolution: 'answered', answer });
+        session.decide(pending.interaction, answer);
         session.publishHost({
           type: 'permission_resolved',
           data: { session_id: session.id, turnId, requestId, status: 'answered', resolution: 'answered' },
@@ -629,6 +651,9 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
       },
     ],
     ...reviewRoutes(sessionOf),
+    ...composerRoutes(sessionOf, directoryOf),
+    ...queueRoutes(sessionOf, runQueued),
+    ...sessionRoutes(sessions, sessionOf, publishHost),
     [
       'GET',
       /^\/api\/attachments\/([^/]+)$/,

@@ -75,10 +75,21 @@ export class TurnIO {
   ): void {
     const preview = 2000;
     this.session.fullResults.set(call.tool.id, content);
+    // As the host: the result event carries the stored call, ended on the host's clock, with its outcome.
+    const current = this.session.toolCall(call.tool.id)?.tool ?? call.tool;
+    const refused = ['denied', 'skipped', 'kept_planning'].includes(current.decision?.choice ?? '');
+    const failed = options.isError === true;
+    const tool: ToolUseBlock = {
+      ...current,
+      status: failed ? 'failed' : 'completed',
+      endedAt: current.endedAt ?? Date.now(),
+      outcome: !failed ? 'completed' : refused ? 'denied' : options.source === 'synthesized' ? 'stopped' : 'failed',
+    };
     this.session.emit('tool_result', {
       turnId: this.turnId,
       messageId: call.messageId,
       tool_use_id: call.tool.id,
+      tool,
       status: options.isError === true ? 'failed' : 'completed',
       result: {
         type: 'tool_result',
@@ -156,7 +167,13 @@ async function approved(
   key: string,
 ): Promise<InteractionAnswer | null> {
   if (io.session.allowedForSession.has(key)) return null;
-  const answer = await io.ask(call, 'approval', approvalOptions);
+  // What "Allow for this session" covers, as the sidecar reports it: here the rule Claude Code would suggest.
+  const command = typeof call.tool.input.command === 'string' ? call.tool.input.command : null;
+  const rules = command === null ? [] : [`${call.tool.name}(${command.split(' ')[0]}:*)`];
+  const options = approvalOptions.map((option) =>
+    option.optionId === 'allow_always' ? { ...option, sessionGrant: { rules, directories: [] } } : option,
+  );
+  const answer = await io.ask(call, 'approval', options);
   if (answer.optionId === 'allow_always') io.session.allowedForSession.add(key);
   return answer;
 }
@@ -536,7 +553,11 @@ export const hostScripts: readonly (readonly [RegExp, TurnScript])[] = [
     async (io) => {
       const call = io.tool(
         'Bash',
-        { command: 'for i in 1 2 3; do echo tick $i; sleep 1; done', run_in_background: true },
+        {
+          command: 'for i in 1 2 3; do echo tick $i; sleep 1; done',
+          description: 'Count to three',
+          run_in_background: true,
+        },
         { callType: 'command', background: { taskId: 'bg-1', status: 'running' } },
       );
       io.result(call, 'Command running in background with ID: bg-1');

@@ -91,6 +91,23 @@ export class FakeHostService implements HostService {
   updateSettings: HostService['updateSettings'] = (sessionId, patch) =>
     this.#call('updateSettings', [sessionId, patch], () => detail(sessionId));
   closeSession: HostService['closeSession'] = (sessionId) => this.#call('closeSession', [sessionId], () => undefined);
+  archiveSession: HostService['archiveSession'] = (sessionId, archived) =>
+    this.#call('archiveSession', [sessionId, archived], () => ({
+      ...summary(sessionId, '/tmp'),
+      archivedAt: archived ? 1 : null,
+    }));
+  deleteSession: HostService['deleteSession'] = (sessionId) =>
+    this.#call('deleteSession', [sessionId], () => ({
+      sessionId,
+      claudeTranscriptIds: [sessionId],
+      checkpointsRemoved: false,
+    }));
+  searchSessions: HostService['searchSessions'] = (text, filter) =>
+    this.#call('searchSessions', [text, filter], () => ({ results: [], truncated: false }));
+  recentDirectories: HostService['recentDirectories'] = () =>
+    this.#call('recentDirectories', [], () => ({ directories: [] }));
+  completeDirectory: HostService['completeDirectory'] = (prefix) =>
+    this.#call('completeDirectory', [prefix], () => ({ directory: '/tmp', entries: [], truncated: false }));
   forkSession: HostService['forkSession'] = (sessionId, body) =>
     this.#call('forkSession', [sessionId, body], () => ({
       id: 'f1',
@@ -106,6 +123,19 @@ export class FakeHostService implements HostService {
       disposition: 'pre_accept' as const,
       providerTurnId: turnId,
     }));
+  editQueuedTurn: HostService['editQueuedTurn'] = (sessionId, turnId, prompt) =>
+    this.#call('editQueuedTurn', [sessionId, turnId, prompt], () => ({
+      turnId,
+      prompt,
+      clientMessageId: null,
+      imageCount: 0,
+      createdAt: 0,
+      paused: true,
+    }));
+  runQueuedTurn: HostService['runQueuedTurn'] = (sessionId, turnId) =>
+    this.#call('runQueuedTurn', [sessionId, turnId], () => ({ turnId, started: true }));
+  resumeQueue: HostService['resumeQueue'] = (sessionId) =>
+    this.#call('resumeQueue', [sessionId], () => ({ startedTurnId: null, queuedPrompts: [] }));
   listMessages: HostService['listMessages'] = (sessionId, query) =>
     this.#call('listMessages', [sessionId, query], () => ({ messages: [], turns: [], hasMore: false }));
   getToolResult: HostService['getToolResult'] = (sessionId, toolUseId) =>
@@ -149,6 +179,15 @@ export class FakeHostService implements HostService {
     this.#call('worktreeAction', [sessionId, body], (): never => {
       throw new HostError('not_found', 'the session has no worktree');
     });
+  listModels: HostService['listModels'] = () => this.#call('listModels', [], () => ({ models: [], reportedAt: null }));
+  listCommands: HostService['listCommands'] = (sessionId) =>
+    this.#call('listCommands', [sessionId], () => ({ commands: [] }));
+  completeFiles: HostService['completeFiles'] = (sessionId, prefix) =>
+    this.#call('completeFiles', [sessionId, prefix], () => ({
+      entries: [],
+      truncated: false,
+      source: 'walk' as const,
+    }));
   getAttachment: HostService['getAttachment'] = (attachmentId) =>
     this.#call('getAttachment', [attachmentId], () => ({
       mediaType: 'image/png' as const,
@@ -229,10 +268,12 @@ function summary(id: string, cwd: string) {
     needsInputCount: 0,
     runningTurnId: null,
     runningTurnStartedAt: null,
+    queuePaused: false,
     lastError: null,
     model: 'default',
     permissionMode: 'default' as const,
     forkedFrom: null,
+    archivedAt: null,
     createdAt: 1,
     updatedAt: 1,
     lastActivityAt: 1,

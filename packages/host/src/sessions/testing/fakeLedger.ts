@@ -158,8 +158,21 @@ export class FakeLedger implements SessionLedger {
       }
       case 'startQueuedTurn': {
         const turn = this.#require(command.turnId);
-        this.#put({ ...turn, status: 'running' });
+        this.#put({ ...turn, status: 'running', paused: false });
         this.entries.push({ kind: 'turn_started', turnId: turn.id, detail: turn.prompt });
+        return;
+      }
+      case 'pauseQueue':
+      case 'resumeQueue': {
+        const paused = command.type === 'pauseQueue';
+        for (const turn of this.queuedTurns()) this.#put({ ...turn, paused });
+        this.entries.push({ kind: paused ? 'queue_paused' : 'queue_resumed' });
+        return;
+      }
+      case 'editQueuedTurn': {
+        const turn = this.#require(command.turnId);
+        this.#put({ ...turn, prompt: command.prompt });
+        this.entries.push({ kind: 'queue_edited', turnId: turn.id, detail: command.prompt });
         return;
       }
       case 'steer': {
@@ -224,6 +237,9 @@ export class FakeLedger implements SessionLedger {
       case 'close':
         this.session = { ...this.session, closed: true };
         this.entries.push({ kind: 'closed' });
+        return;
+      case 'archive':
+        this.session = { ...this.session, archivedAt: command.archived ? 1 : null };
         return;
       case 'toolTimedOut':
         this.entries.push({ kind: 'tool_timeout', turnId: command.turnId, detail: command.toolUseId });

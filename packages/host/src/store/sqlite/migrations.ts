@@ -158,6 +158,78 @@ export const migrations: readonly { readonly version: number; readonly sql: stri
     version: 3,
     sql: `ALTER TABLE sessions ADD COLUMN worktree TEXT;`,
   },
+  {
+    // TurnRecord.paused: a queued prompt the user's Stop paused; it waits until it is run, resumed or removed.
+    // SessionSummary.queuePaused: some queued prompt is paused (stored with the status, as computed from the turns).
+    version: 4,
+    sql: `
+      ALTER TABLE turns ADD COLUMN paused INTEGER NOT NULL DEFAULT 0 CHECK (paused IN (0, 1));
+      ALTER TABLE sessions ADD COLUMN queue_paused INTEGER NOT NULL DEFAULT 0 CHECK (queue_paused IN (0, 1));
+    `,
+  },
+  {
+    // SessionSummary.archivedAt: an archived session is hidden from the default list, restorable; NULL when it is not.
+    version: 5,
+    sql: `ALTER TABLE sessions ADD COLUMN archived_at INTEGER;`,
+  },
+  {
+    // SessionRecord.slashCommands: what Claude Code reported for the session (GET /api/sessions/:id/commands).
+    version: 6,
+    sql: `ALTER TABLE sessions ADD COLUMN slash_commands TEXT NOT NULL DEFAULT '[]';`,
+  },
+  {
+    // ToolUseBlock.outcome / decision / elapsedSeconds, stored in the tool row's content: how each call
+    // ended and what the person decided, from its result, its turn and its resolved interaction (the
+    // questions' answers stay in `decision.answer`; `decision.questions` is left empty for these rows).
+    version: 7,
+    sql: `
+      WITH decided AS (
+        SELECT i.*,
+          (json_extract(i.answer, '$.action') IN ('reject', 'reject_once', 'deny', 'decline', 'cancel')
+            OR json_extract(i.answer, '$.optionId') IN ('reject', 'reject_once', 'deny', 'decline', 'cancel')) AS refused
+        FROM interactions i WHERE i.status <> 'pending'
+      )
+      UPDATE messages SET content = json_set(content,
+        '$[0].outcome', CASE
+          WHEN json_extract(content, '$[0].status') = 'running' THEN NULL
+          WHEN json_extract(content, '$[0].status') = 'completed'
+            AND coalesce(json_extract(content, '$[1].is_error'), 0) = 0 THEN 'completed'
+          WHEN EXISTS (SELECT 1 FROM decided d WHERE d.session_id = messages.session_id
+            AND d.tool_use_id = messages.tool_use_id AND d.status = 'answered' AND d.refused) THEN 'denied'
+          WHEN (SELECT t.status FROM turns t WHERE t.session_id = messages.session_id AND t.id = messages.turn_id)
+            = 'canceled' THEN 'canceled'
+          WHEN json_extract(content, '$[1].content') LIKE 'The user doesn''t want to proceed with this tool use%'
+            THEN 'canceled'
+          WHEN json_extract(content, '$[1].resultSource') = 'synthesized' THEN 'stopped'
+          ELSE 'failed' END,
+        '$[0].decision', json((SELECT json_object(
+            'requestId', d.request_id,
+            'kind', d.kind,
+            'choice', CASE
+              WHEN d.status <> 'answered' THEN 'not_answered'
+              WHEN d.refused THEN CASE d.kind WHEN 'question' THEN 'skipped' WHEN 'plan' THEN 'kept_planning' ELSE 'denied' END
+              WHEN d.kind = 'question' THEN 'answered'
+              WHEN d.kind = 'plan' THEN 'plan_approved'
+              WHEN json_extract(d.answer, '$.optionId') = 'allow_always' THEN 'allowed_for_session'
+              ELSE 'allowed_once' END,
+            'resolution', coalesce(d.resolution, 'answered'),
+            'answer', json(d.answer),
+            'denyMessage', CASE
+              WHEN d.status = 'answered' AND d.refused AND d.kind = 'approval'
+                AND trim(coalesce(json_extract(d.answer, '$.payload.denyMessage'), '')) <> ''
+              THEN trim(json_extract(d.answer, '$.payload.denyMessage')) END,
+            'sessionGrant', NULL,
+            'questions', json('[]'),
+            'permissionMode', CASE
+              WHEN d.status = 'answered' AND NOT d.refused AND d.kind = 'plan'
+              THEN nullif(json_extract(d.answer, '$.optionId'), '') END,
+            'decidedAt', coalesce(d.resolved_at, d.created_at))
+          FROM decided d WHERE d.session_id = messages.session_id AND d.tool_use_id = messages.tool_use_id
+          ORDER BY d.status = 'answered' DESC, d.resolved_at DESC LIMIT 1)),
+        '$[0].elapsedSeconds', NULL)
+      WHERE tool_use_id IS NOT NULL AND json_extract(content, '$[0].type') = 'tool_use';
+    `,
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)!.version;

@@ -39,6 +39,7 @@ function statusEvent(sessionId: string): SessionEventDraft {
       closed: false,
       needsInputCount: 0,
       runningTurnId: null,
+      queuePaused: false,
       lastError: null,
     },
   };
@@ -465,7 +466,7 @@ test('migration 3: a session of a version-2 database has no worktree; a worktree
       settings, config_options, provider_session_id, usage, background_tasks, created_at, updated_at, last_activity_at)
     VALUES ('old', 't', 'default', '/tmp', 0, 'idle', 0, NULL, '{}', '[]', 'p', '{}', '[]', 1, 1, 1);
   `);
-  assert.deepEqual(migrate(db), [3]);
+  assert.deepEqual(migrate(db, { target: 3 }), [3]);
   db.close();
   const store = SqliteHostStore.open({ path });
   try {
@@ -481,6 +482,36 @@ test('migration 3: a session of a version-2 database has no worktree; a worktree
     };
     await store.commit({ sessions: [{ ...testSession('new'), worktree }] });
     assert.deepEqual((await store.getSession('new'))?.worktree, worktree);
+  } finally {
+    await store.close();
+  }
+});
+
+test('migration 4: queued turns of a version-3 database are not paused; paused and an edited prompt are stored', async () => {
+  const path = tempDbPath();
+  const db = new DatabaseSync(path);
+  migrate(db, { target: 3 });
+  db.exec(`
+    INSERT INTO sessions (id, title, title_source, cwd, closed, status, needs_input_count, running_turn_id,
+      settings, config_options, provider_session_id, usage, background_tasks, created_at, updated_at, last_activity_at)
+    VALUES ('old', 't', 'default', '/tmp', 0, 'idle', 0, NULL, '{}', '[]', 'p', '{}', '[]', 1, 1, 1);
+    INSERT INTO turns (session_id, id, ordinal, kind, status, prompt, input, created_at)
+    VALUES ('old', 'q1', 0, 'user', 'queued', 'before', '[]', 10);
+  `);
+  assert.deepEqual(migrate(db, { target: 4 }), [4]);
+  db.close();
+  const store = SqliteHostStore.open({ path });
+  try {
+    assert.equal((await store.getSession('old'))?.queuePaused, false);
+    const old = await store.getTurn('old', 'q1');
+    assert.equal(old?.paused, false);
+    await store.commit({
+      sessions: [{ ...(await store.getSession('old'))!, queuePaused: true }],
+      turns: [{ ...old!, paused: true, prompt: 'after' }],
+    });
+    const stored = await store.getTurn('old', 'q1');
+    assert.deepEqual([stored?.paused, stored?.prompt], [true, 'after'], 'a queued prompt can be paused and edited');
+    assert.equal((await store.getSession('old'))?.queuePaused, true);
   } finally {
     await store.close();
   }

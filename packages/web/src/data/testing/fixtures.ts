@@ -27,9 +27,11 @@ export function summary(overrides: Partial<SessionSummary> = {}): SessionSummary
     cwd: '/work/project',
     status: 'idle',
     closed: false,
+    archivedAt: null,
     needsInputCount: 0,
     runningTurnId: null,
     runningTurnStartedAt: null,
+    queuePaused: false,
     lastError: null,
     model: 'default',
     permissionMode: 'default',
@@ -109,6 +111,9 @@ export function tool(overrides: Partial<ToolUseBlock> & { id: string }): ToolUse
     output: null,
     startedAt: T0,
     endedAt: null,
+    outcome: null,
+    decision: null,
+    elapsedSeconds: null,
     ...overrides,
   };
 }
