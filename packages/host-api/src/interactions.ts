@@ -17,7 +17,14 @@ export type InteractionKind = (typeof interactionKinds)[number];
 export const interactionStatuses = ['pending', 'answered', 'superseded'] as const;
 export type InteractionStatus = (typeof interactionStatuses)[number];
 
-export const interactionResolutions = ['answered', 'turn_ended', 'sidecar_exited', 'host_restarted'] as const;
+/** `host_stopped`: a clean stop (Ctrl-C, SIGTERM) ended it; `host_restarted`: the next start found it after a crash or a kill. */
+export const interactionResolutions = [
+  'answered',
+  'turn_ended',
+  'sidecar_exited',
+  'host_stopped',
+  'host_restarted',
+] as const;
 
 export const interactionAnswerSchema = z.object({
   action: z.string(),

@@ -186,9 +186,14 @@ export function projectCommand(d: ProjectionDraft, command: SessionCommand, fact
     case 'sidecarExited':
       endEverything(d, 'sidecar_exited', { status: 'failed', error: command.error });
       return;
-    case 'recoverAfterRestart':
-      endEverything(d, 'host_restarted', { status: 'interrupted', error: hostInterruption(command.stopping === true) });
+    case 'recoverAfterRestart': {
+      const stopping = command.stopping === true;
+      endEverything(d, stopping ? 'host_stopped' : 'host_restarted', {
+        status: 'interrupted',
+        error: hostInterruption(stopping),
+      });
       return;
+    }
     case 'interactionAnswered': {
       const interaction = d.interaction(command.requestId);
       if (interaction?.status === 'pending') answerInteraction(d, interaction, command.answer);

@@ -374,6 +374,26 @@ test('the sidecar exiting fails every running turn, supersedes what is pending a
   assert.equal(h.projector.session.lastError?.code, 'sidecar_exited');
 });
 
+test('a pending approval a clean stop ends says the host was stopped; one a start finds says it restarted', () => {
+  for (const stopping of [true, false]) {
+    const h = new Harness();
+    h.acceptedTurn('t1');
+    h.sidecar('tool_started', call('t1', 'tu'));
+    h.sidecar('approval_requested', {
+      turnId: 't1',
+      requestId: 'r1',
+      toolCallId: 'tu',
+      toolName: 'Bash',
+      input: { command: 'ls' },
+      options: [{ kind: 'allow_once', name: 'Allow', optionId: 'allow' }],
+      toolCall: { toolCallId: 'tu', name: 'Bash', title: 'Bash', toolName: 'Bash', input: {} },
+    });
+    h.run((p, now) => p.project({ type: 'recoverAfterRestart', stopping }, now));
+    assert.equal(h.projector.interaction('r1')?.status, 'superseded');
+    assert.equal(h.projector.interaction('r1')?.resolution, stopping ? 'host_stopped' : 'host_restarted');
+  }
+});
+
 test('after a restart a running turn is interrupted with one done and no result', () => {
   const h = new Harness();
   h.acceptedTurn('t1');

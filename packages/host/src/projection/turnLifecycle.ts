@@ -132,7 +132,7 @@ function hostEndReason(error: TurnError): string {
 /** The sidecar is gone or the host ended: every live turn ends, pending interactions and background work too. */
 export function endEverything(
   d: ProjectionDraft,
-  resolution: 'sidecar_exited' | 'host_restarted',
+  resolution: 'sidecar_exited' | 'host_stopped' | 'host_restarted',
   ending: TurnEnding,
 ): void {
   for (const interaction of [...d.allInteractions()]) {

@@ -42,7 +42,9 @@ test('each decision reads as what the person chose', () => {
   // A row migrated from before `questions` existed: the answer's payload still says what was chosen.
   assert.equal(decisionText({ ...question, questions: [] } as ToolDecision, 'AskUserQuestion'), 'Answered: SQLite.');
   const gone = toolDecisionOf({ ...approval(), resolution: 'host_restarted' }, null, at);
-  assert.equal(decisionText(gone, 'Bash'), 'Not answered: the host stopped.');
+  assert.equal(decisionText(gone, 'Bash'), 'Not answered: the host crashed or was killed.');
+  const stopped = toolDecisionOf({ ...approval(), resolution: 'host_stopped' }, null, at);
+  assert.equal(decisionText(stopped, 'Bash'), 'Not answered: the host was stopped.');
 });
 
 test('what a session grant covers: the exact request, and the suggested rules and directories', () => {

@@ -59,9 +59,11 @@ export function decisionText(decision: ToolDecision, toolName: string): string {
       return `Not answered: ${
         decision.resolution === 'sidecar_exited'
           ? 'the agent process exited'
-          : decision.resolution === 'host_restarted'
-            ? 'the host stopped'
-            : 'its turn ended'
+          : decision.resolution === 'host_stopped'
+            ? 'the host was stopped'
+            : decision.resolution === 'host_restarted'
+              ? 'the host crashed or was killed'
+              : 'its turn ended'
       }.`;
   }
 }

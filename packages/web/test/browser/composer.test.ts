@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { outputDir, seriousViolations, startUiHarness, type UiHarness } from './uiHarness.ts';
+import { assertAxeClean, composer } from './pageActions.ts';
+import { outputDir, startUiHarness, type UiHarness } from './uiHarness.ts';
 
 /*
  * The composer and its controls in Chromium against the fixture host (issue 17): `/` lists the session's slash
@@ -19,24 +20,6 @@ after(async () => {
   await ui?.close();
 });
 
-const composer = (page: Page) => page.getByRole('textbox', { name: 'Message' });
-
-async function openSession(title: string, options: Parameters<UiHarness['open']>[0] = {}) {
-  const id = await ui.createSession(title);
-  const opened = await ui.open({ ...options, hash: `#/s/${id}` });
-  await opened.page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
-  return { id, ...opened };
-}
-
-async function assertAxeClean(page: Page, what: string): Promise<void> {
-  const violations = await seriousViolations(page);
-  assert.deepEqual(
-    violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
-    [],
-    what,
-  );
-}
-
 const activeOption = (page: Page) =>
   composer(page).evaluate((element) => {
     const id = element.getAttribute('aria-activedescendant');
@@ -45,7 +28,7 @@ const activeOption = (page: Page) =>
 
 describe('composer completions', () => {
   test('`/` lists the session’s slash commands with their descriptions; arrows, Enter and Esc work', async () => {
-    const { id, page, context } = await openSession('Slash');
+    const { id, page, context } = await ui.openSession('Slash');
     await composer(page).click();
     await composer(page).press('/');
     const list = page.getByRole('listbox', { name: 'Slash commands' });
@@ -87,7 +70,7 @@ describe('composer completions', () => {
   });
 
   test('`@` completes file paths under the session’s directory; Tab inserts, a folder keeps completing', async () => {
-    const { page, context } = await openSession('At files');
+    const { page, context } = await ui.openSession('At files');
     await composer(page).click();
     await composer(page).pressSequentially('look at @gre');
     const list = page.getByRole('listbox', { name: 'Files' });
@@ -119,7 +102,7 @@ describe('composer completions', () => {
       ['phone', { width: 375, height: 812, colorScheme: 'light' as const }],
       ['phone-dark', { width: 375, height: 812, colorScheme: 'dark' as const }],
     ] as const) {
-      const { page, context } = await openSession(`Axe ${name}`, options);
+      const { page, context } = await ui.openSession(`Axe ${name}`, options);
       await composer(page).click();
       await composer(page).press('/');
       await page.getByRole('listbox', { name: 'Slash commands' }).getByRole('option').first().waitFor();
@@ -145,7 +128,7 @@ describe('composer completions', () => {
 
 describe('mode and model', () => {
   test('one mode control, each mode described; choosing plan sets both fields, leaving it clears both', async () => {
-    const { id, page, context } = await openSession('Modes');
+    const { id, page, context } = await ui.openSession('Modes');
     assert.equal(await page.getByRole('checkbox', { name: 'Plan mode' }).count(), 0, 'no second control for plan mode');
     const mode = page.getByRole('combobox', { name: 'Mode', exact: true });
     assert.deepEqual(await mode.locator('option').allTextContents(), [
@@ -172,7 +155,7 @@ describe('mode and model', () => {
   });
 
   test('the model picker offers what Claude Code reports, with descriptions; a rejected model is said at the picker', async () => {
-    const { id, page, context } = await openSession('Models');
+    const { id, page, context } = await ui.openSession('Models');
     const model = page.getByRole('combobox', { name: 'Model', exact: true });
     assert.deepEqual(await model.locator('option').allTextContents(), [
       'Default (recommended)',
@@ -302,7 +285,7 @@ describe('notifications and the context meter', () => {
   });
 
   test('the context meter keeps its last value while a new turn has none yet', async () => {
-    const { id, page, context } = await openSession('Meter');
+    const { id, page, context } = await ui.openSession('Meter');
     await composer(page).fill('hello');
     await composer(page).press('Enter');
     const share = page.getByTestId('context-share');

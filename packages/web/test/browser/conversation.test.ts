@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
+import { send } from './pageActions.ts';
 import { outputDir, seriousViolations, startUiHarness, type UiHarness } from './uiHarness.ts';
 
 /*
@@ -18,13 +19,7 @@ after(async () => {
   await ui?.close();
 });
 
-const composer = (page: Page) => page.getByRole('textbox', { name: 'Message' });
 const jump = (page: Page) => page.getByRole('button', { name: /^Jump to latest/ });
-
-async function send(page: Page, prompt: string): Promise<void> {
-  await composer(page).fill(prompt);
-  await composer(page).press('Enter');
-}
 
 const doneCount = (id: string) => ui.host.sessions.get(id)!.log.filter((event) => event.type === 'done').length;
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
 import { hostPolicyMissing } from './hostPolicy.ts';
+import { send } from './pageActions.ts';
 import { outputDir, startUiHarness, type UiHarness } from './uiHarness.ts';
 
 /*
@@ -17,13 +17,6 @@ before(async () => {
 after(async () => {
   await ui?.close();
 });
-
-const composer = (page: Page) => page.getByRole('textbox', { name: 'Message' });
-
-async function send(page: Page, prompt: string): Promise<void> {
-  await composer(page).fill(prompt);
-  await composer(page).press('Enter');
-}
 
 /**
  * Runs in the page before its scripts: stores the dark theme and notes, in order, when `data-theme` is set

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { outputDir, seriousViolations, startUiHarness, type UiHarness } from './uiHarness.ts';
+import { assertAxeClean, send } from './pageActions.ts';
+import { outputDir, startUiHarness, type UiHarness } from './uiHarness.ts';
 
 /*
  * Issue 17's display items in Chromium against the fixture host: background work that ended stays in its
@@ -17,22 +18,6 @@ before(async () => {
 after(async () => {
   await ui?.close();
 });
-
-const composer = (page: Page) => page.getByRole('textbox', { name: 'Message' });
-
-async function send(page: Page, prompt: string): Promise<void> {
-  await composer(page).fill(prompt);
-  await composer(page).press('Enter');
-}
-
-async function assertAxeClean(page: Page, what: string): Promise<void> {
-  const violations = await seriousViolations(page);
-  assert.deepEqual(
-    violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
-    [],
-    what,
-  );
-}
 
 /** At 375 px the panel is a drawer: open it. */
 async function showPanel(page: Page): Promise<void> {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { send } from './pageActions.ts';
 import { outputDir, seriousViolations, startUiHarness, type UiHarness } from './uiHarness.ts';
 
 /*
@@ -18,21 +19,8 @@ after(async () => {
   await ui?.close();
 });
 
-const composer = (page: Page) => page.getByRole('textbox', { name: 'Message' });
 const queuedList = (page: Page) => page.getByRole('list', { name: 'Queued prompts' });
 const headerStatus = (page: Page) => page.locator('.topbar .status');
-
-async function send(page: Page, prompt: string): Promise<void> {
-  await composer(page).fill(prompt);
-  await composer(page).press('Enter');
-}
-
-async function openSession(title: string, options: Parameters<UiHarness['open']>[0] = {}) {
-  const id = await ui.createSession(title);
-  const opened = await ui.open({ ...options, hash: `#/s/${id}` });
-  await opened.page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
-  return { id, ...opened };
-}
 
 /** The prompts of the turns that started in the session, in order (from the fixture host's log). */
 function startedPrompts(id: string): string[] {
@@ -61,7 +49,7 @@ async function stoppedWithQueue(page: Page, queued: readonly string[]): Promise<
 
 describe('Stop must stop', () => {
   test('Stop with two prompts queued starts neither; header and composer say Paused; Edit, Remove and Run now', async () => {
-    const { id, page, context } = await openSession('Stop stops');
+    const { id, page, context } = await ui.openSession('Stop stops');
     await stoppedWithQueue(page, ['first follow-up', 'second follow-up']);
     await page.getByText('Paused', { exact: true }).first().waitFor();
     await page.getByRole('status').filter({ hasText: 'Stopped. 2 queued prompts are paused.' }).waitFor();
@@ -98,7 +86,7 @@ describe('Stop must stop', () => {
   });
 
   test('a new send while paused runs first and the paused prompts stay; Resume runs them in order; a reload keeps them paused', async () => {
-    const { id, page, context } = await openSession('Resume');
+    const { id, page, context } = await ui.openSession('Resume');
     await stoppedWithQueue(page, ['queued one', 'queued two']);
     await page.getByRole('button', { name: 'Resume queue' }).waitFor();
 
@@ -124,7 +112,7 @@ describe('Stop must stop', () => {
   });
 
   test('Run now waits while a turn runs: the button says why and is disabled', async () => {
-    const { page, context } = await openSession('Run now while running');
+    const { page, context } = await ui.openSession('Run now while running');
     await stoppedWithQueue(page, ['later']);
     await send(page, 'slow answer again');
     await page.getByRole('button', { name: 'Stop', exact: true }).waitFor();
@@ -145,7 +133,7 @@ describe('accessibility', () => {
       [375, 812],
     ] as const) {
       for (const colorScheme of ['light', 'dark'] as const) {
-        const { page, context } = await openSession(`Queue axe ${width} ${colorScheme}`, {
+        const { page, context } = await ui.openSession(`Queue axe ${width} ${colorScheme}`, {
           width,
           height,
           colorScheme,

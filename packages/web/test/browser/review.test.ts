@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { outputDir, seriousViolations, startUiHarness, type UiHarness } from './uiHarness.ts';
+import { assertAxeClean, composer, send } from './pageActions.ts';
+import { outputDir, startUiHarness, type UiHarness } from './uiHarness.ts';
 
 /*
  * Review and undo in Chromium against the fixture host: a turn's diff from its checkpoints, a rewind with
@@ -16,13 +17,6 @@ before(async () => {
 after(async () => {
   await ui?.close();
 });
-
-const composer = (page: Page) => page.getByRole('textbox', { name: 'Message' });
-
-async function send(page: Page, prompt: string): Promise<void> {
-  await composer(page).fill(prompt);
-  await composer(page).press('Enter');
-}
 
 /** A session in its own folder whose edits need no approval (the approval flow is tested in ui.test.ts). */
 async function openSession(
@@ -49,15 +43,6 @@ async function editTurn(page: Page, nth = 0): Promise<Locator> {
 
 const fileText = (id: string, path: string) => ui.host.sessions.get(id)!.checkpoints.files.get(path)?.text;
 const eventsOf = (id: string, type: string) => ui.host.sessions.get(id)!.log.filter((event) => event.type === type);
-
-async function assertAxeClean(page: Page, what: string): Promise<void> {
-  const violations = await seriousViolations(page);
-  assert.deepEqual(
-    violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
-    [],
-    what,
-  );
-}
 
 describe('a turn’s diff', () => {
   test('N files changed, each with its status, and a file’s hunks; a file made by a command is in the session’s diff', async () => {

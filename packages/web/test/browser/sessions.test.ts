@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { composer } from './pageActions.ts';
 import { outputDir, seriousViolations, startUiHarness, type UiHarness } from './uiHarness.ts';
 
 /*
@@ -20,17 +21,9 @@ after(async () => {
   await ui?.close();
 });
 
-const composer = (page: Page) => page.getByRole('textbox', { name: 'Message' });
 const sessionList = (page: Page) => page.getByRole('list', { name: /Sessions|Archived sessions/ });
 const listedTitles = async (page: Page) =>
   (await sessionList(page).locator('.session-title .name').allInnerTexts()).sort();
-
-async function openSession(title: string, options: Parameters<UiHarness['open']>[0] = {}) {
-  const id = await ui.createSession(title);
-  const opened = await ui.open({ ...options, hash: `#/s/${id}` });
-  await opened.page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
-  return { id, ...opened };
-}
 
 async function menuItem(page: Page, title: string, item: string | RegExp) {
   await page.getByRole('button', { name: `Actions for ${title}`, exact: true }).click();
@@ -46,7 +39,7 @@ async function waitUntil(check: () => Promise<boolean>, what: string): Promise<v
 
 describe('close, archive, delete', () => {
   test('Close asks first: Cancel keeps it open, Close closes it; the demo buttons and the task box look and are disabled', async () => {
-    const { id, page, context } = await openSession('Close me');
+    const { id, page, context } = await ui.openSession('Close me');
     await menuItem(page, 'Close me', 'Close session…');
     const dialog = page.getByRole('dialog', { name: 'Close “Close me”?' });
     await dialog.getByText('Closing cannot be undone').waitFor();
@@ -93,7 +86,7 @@ describe('close, archive, delete', () => {
   });
 
   test('Archive hides a session; the Archived view lists it and Restore brings it back', async () => {
-    const { id, page, context } = await openSession('Keep for later');
+    const { id, page, context } = await ui.openSession('Keep for later');
     await menuItem(page, 'Keep for later', 'Archive');
     await waitUntil(async () => !(await listedTitles(page)).includes('Keep for later'), 'archived: out of the list');
     assert.notEqual(ui.host.sessions.get(id)!.archivedAt, null);
@@ -111,7 +104,7 @@ describe('close, archive, delete', () => {
   });
 
   test('a running session cannot be archived: the host’s reason is shown at the session', async () => {
-    const { page, context } = await openSession('Busy one');
+    const { page, context } = await ui.openSession('Busy one');
     await composer(page).fill('slow answer');
     await composer(page).press('Enter');
     await page.getByRole('button', { name: 'Stop', exact: true }).waitFor();
@@ -123,7 +116,7 @@ describe('close, archive, delete', () => {
   });
 
   test('Delete asks, then says Claude Code’s transcript stays and gives the command that removes it', async () => {
-    const { id, page, context } = await openSession('Throw away');
+    const { id, page, context } = await ui.openSession('Throw away');
     await menuItem(page, 'Throw away', 'Delete…');
     const dialog = page.getByRole('dialog', { name: 'Delete “Throw away” for good?' });
     await dialog.getByText('Outrigger does not delete it').waitFor();
@@ -143,7 +136,7 @@ describe('close, archive, delete', () => {
 
 describe('search and filters', () => {
   test('search finds a session by a prompt (with the matching text) and by title; Running filters', async () => {
-    const { page, context } = await openSession('Sockets');
+    const { page, context } = await ui.openSession('Sockets');
     await composer(page).fill('please look at the flaky websocket test');
     await composer(page).press('Enter');
     await page.locator('.outcome').first().waitFor();
@@ -247,7 +240,7 @@ describe('accessibility', () => {
       [375, 812],
     ] as const) {
       for (const colorScheme of ['light', 'dark'] as const) {
-        const { page, context } = await openSession(`Axe ${width} ${colorScheme}`, { width, height, colorScheme });
+        const { page, context } = await ui.openSession(`Axe ${width} ${colorScheme}`, { width, height, colorScheme });
         const check = async (what: string) => {
           const violations = await seriousViolations(page);
           assert.deepEqual(

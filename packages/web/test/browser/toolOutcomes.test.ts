@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { outputDir, seriousViolations, startUiHarness, type UiHarness } from './uiHarness.ts';
+import { assertAxeClean, send } from './pageActions.ts';
+import { outputDir, startUiHarness, type UiHarness } from './uiHarness.ts';
 
 /*
  * How a tool call ended and what the person decided read the same live and after a reload: each test
@@ -17,20 +18,6 @@ before(async () => {
 after(async () => {
   await ui?.close();
 });
-
-const composer = (page: Page) => page.getByRole('textbox', { name: 'Message' });
-
-async function send(page: Page, prompt: string): Promise<void> {
-  await composer(page).fill(prompt);
-  await composer(page).press('Enter');
-}
-
-async function openSession(title: string, options: Parameters<UiHarness['open']>[0] = {}) {
-  const id = await ui.createSession(title);
-  const opened = await ui.open({ ...options, hash: `#/s/${id}` });
-  await opened.page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
-  return { id, ...opened };
-}
 
 /** What a call's card says, closed: its head's state (outcome and duration) and its decision line. */
 async function cardText(card: Locator): Promise<{ state: string; decision: string | null; status: string | null }> {
@@ -48,21 +35,12 @@ async function reloadAndWait(page: Page, card: () => Locator): Promise<void> {
   await card().waitFor();
 }
 
-async function assertAxeClean(page: Page, what: string): Promise<void> {
-  const violations = await seriousViolations(page);
-  assert.deepEqual(
-    violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
-    [],
-    what,
-  );
-}
-
 const bashCard = (page: Page) => page.locator('.tool').filter({ hasText: 'outrigger-demo' }).first();
 const questionCard = (page: Page) => page.locator('.tool').filter({ hasText: 'Which database' }).first();
 
 describe('decisions and outcomes, live and after a reload', () => {
   test('a Bash call denied with a reason reads "denied · …" and "Denied: not now", never as a failure', async () => {
-    const { page, context } = await openSession('Denied');
+    const { page, context } = await ui.openSession('Denied');
     await send(page, 'run a command please');
     await page.getByRole('button', { name: 'Deny…' }).click();
     await page.getByRole('textbox', { name: 'Reason for denying' }).fill('not now');
@@ -80,7 +58,7 @@ describe('decisions and outcomes, live and after a reload', () => {
   });
 
   test('"Allow for this session" says what it covers, and the call keeps the choice; "Allow" keeps "Allowed once"', async () => {
-    const { page, context } = await openSession('Allowed');
+    const { page, context } = await ui.openSession('Allowed');
     await send(page, 'run a command please');
     const always = page.getByRole('button', { name: 'Allow for this session' });
     await always.waitFor();
@@ -99,7 +77,7 @@ describe('decisions and outcomes, live and after a reload', () => {
     await reloadAndWait(page, () => bashCard(page));
     assert.deepEqual(await cardText(bashCard(page)), live);
 
-    const once = await openSession('Allowed once');
+    const once = await ui.openSession('Allowed once');
     await send(once.page, 'run a command please');
     await once.page.getByRole('button', { name: 'Allow', exact: true }).click();
     await once.page.locator('.outcome.completed').waitFor();
@@ -112,7 +90,7 @@ describe('decisions and outcomes, live and after a reload', () => {
   });
 
   test('an answered question shows "Answered: …" and, opened, the questions and chosen answers (no raw JSON)', async () => {
-    const { page, context } = await openSession('Question');
+    const { page, context } = await ui.openSession('Question');
     await send(page, 'ask me a question');
     await page.getByRole('radio', { name: /SQLite/ }).check();
     await page.getByRole('checkbox', { name: 'A cache' }).check();
@@ -155,7 +133,7 @@ describe('decisions and outcomes, live and after a reload', () => {
       { colorScheme: 'light' as const, width: 375, height: 812 },
       { colorScheme: 'dark' as const, width: 375, height: 812 },
     ]) {
-      const { page, context } = await openSession(`Themes ${options.colorScheme} ${options.width ?? 1280}`, options);
+      const { page, context } = await ui.openSession(`Themes ${options.colorScheme} ${options.width ?? 1280}`, options);
       await send(page, 'run a command please');
       await page.getByRole('button', { name: 'Allow for this session' }).waitFor();
       await assertAxeClean(page, `the approval card with its grant line, ${JSON.stringify(options)}`);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { exfilHost } from '../fixtureHost/turnScripts.ts';
+import { composer, send } from './pageActions.ts';
 import { outputDir, seriousViolations, startUiHarness, type UiHarness } from './uiHarness.ts';
 
 /*
@@ -18,25 +19,11 @@ after(async () => {
   await ui?.close();
 });
 
-const composer = (page: Page) => page.getByRole('textbox', { name: 'Message' });
-
-async function send(page: Page, prompt: string): Promise<void> {
-  await composer(page).fill(prompt);
-  await composer(page).press('Enter');
-}
-
-async function openSession(title: string, options: Parameters<UiHarness['open']>[0] = {}) {
-  const id = await ui.createSession(title);
-  const opened = await ui.open({ ...options, hash: `#/s/${id}` });
-  await opened.page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
-  return { id, ...opened };
-}
-
 const rowsOfKind = (page: Page, kind: string) => page.locator(`.item[data-kind="${kind}"]`);
 
 describe('chat', () => {
   test('a streamed markdown answer renders tables and highlighted code, and raw HTML only as text', async () => {
-    const { page, context } = await openSession('Markdown');
+    const { page, context } = await ui.openSession('Markdown');
     await send(page, 'show me markdown');
     await page.getByRole('table').waitFor();
     await page.getByText('Completed').waitFor();
@@ -49,7 +36,7 @@ describe('chat', () => {
   });
 
   test('Stop mid-stream: the answer is marked cut off, the footer says stopped, Send is back', async () => {
-    const { page, context } = await openSession('Stop');
+    const { page, context } = await ui.openSession('Stop');
     await send(page, 'a slow answer please');
     await page.getByRole('button', { name: 'Stop', exact: true }).waitFor();
     await page.locator('.streaming-caret').waitFor();
@@ -63,7 +50,7 @@ describe('chat', () => {
   });
 
   test('queue and steer while a turn runs; a removed chip cancels its queued turn', async () => {
-    const { id, page, context } = await openSession('Queue');
+    const { id, page, context } = await ui.openSession('Queue');
     await send(page, 'slow answer');
     await page.getByRole('button', { name: 'Steer now' }).waitFor();
     await composer(page).fill('first follow-up');
@@ -92,7 +79,7 @@ describe('chat', () => {
   });
 
   test('a reload mid-stream shows the same transcript, once', async () => {
-    const { page, context } = await openSession('Reload');
+    const { page, context } = await ui.openSession('Reload');
     await send(page, 'a long, slow answer please');
     await page.locator('.streaming-caret').waitFor();
     await page.reload();
@@ -107,7 +94,7 @@ describe('chat', () => {
   });
 
   test('a send whose answer is lost on the network is retried with its id: one turn, one bubble', async () => {
-    const { id, page, context } = await openSession('Exactly once');
+    const { id, page, context } = await ui.openSession('Exactly once');
     let lost = 0;
     await page.route('**/api/sessions/*/turns', async (route) => {
       if (lost === 0) {
@@ -128,7 +115,7 @@ describe('chat', () => {
   });
 
   test('a reply cannot make the browser fetch: an image is a link to open, a javascript: link is inert', async () => {
-    const { page, context, problems } = await openSession('Exfiltration');
+    const { page, context, problems } = await ui.openSession('Exfiltration');
     await send(page, 'show me the usage chart');
     await page.locator('.outcome.completed').waitFor();
     assert.equal(await page.locator('.transcript img').count(), 0, 'no <img> from model text');
@@ -156,7 +143,7 @@ describe('chat', () => {
 
   test('a draft survives a reload; a session switch keeps each draft', async () => {
     const otherId = await ui.createSession('Other drafts');
-    const { id, page, context } = await openSession('Drafts');
+    const { id, page, context } = await ui.openSession('Drafts');
     const heading = (title: string) => page.getByRole('heading', { level: 1, name: title, exact: true });
     const switchTo = async (title: string, sessionId: string) => {
       await page.getByRole('navigation', { name: 'Sessions' }).locator(`a[href$="${sessionId}"]`).click();
@@ -179,7 +166,7 @@ describe('chat', () => {
 
 describe('prompts', () => {
   test('allow once, then allow for the session: the same command then runs without a prompt', async () => {
-    const { page, context } = await openSession('Approvals');
+    const { page, context } = await ui.openSession('Approvals');
     await send(page, 'run a command');
     await page.getByRole('button', { name: 'Allow', exact: true }).click();
     await page.getByText('Allowed once.').waitFor();
@@ -196,7 +183,7 @@ describe('prompts', () => {
   });
 
   test('deny with a message: the message reaches the agent', async () => {
-    const { id, page, context } = await openSession('Deny');
+    const { id, page, context } = await ui.openSession('Deny');
     await send(page, 'run a command');
     await page.getByRole('button', { name: 'Deny…' }).click();
     await page.getByRole('textbox', { name: 'Reason for denying' }).fill('not on this machine');
@@ -211,7 +198,7 @@ describe('prompts', () => {
   });
 
   test('a question is a form: one choice, several choices with Other…, answers keyed by question id', async () => {
-    const { id, page, context } = await openSession('Question');
+    const { id, page, context } = await ui.openSession('Question');
     await send(page, 'ask me something');
     await page.getByRole('radio', { name: /PostgreSQL/ }).check();
     await page.getByRole('checkbox', { name: 'A cache' }).check();
@@ -227,7 +214,7 @@ describe('prompts', () => {
   });
 
   test('a plan is rendered with its mode choices', async () => {
-    const { page, context } = await openSession('Plan mode');
+    const { page, context } = await ui.openSession('Plan mode');
     await send(page, 'approve my exit');
     await page.getByRole('heading', { name: 'Plan', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Go ahead, accept file edits' }).click();
@@ -240,7 +227,7 @@ describe('prompts', () => {
   });
 
   test('a prompt answered in a second tab closes in the first, and leaves the inbox', async () => {
-    const { id, page, context } = await openSession('Two tabs');
+    const { id, page, context } = await ui.openSession('Two tabs');
     await send(page, 'run a command');
     await page.getByRole('button', { name: 'Allow', exact: true }).waitFor();
     const second = await ui.open({ hash: '#/inbox' });
@@ -260,7 +247,7 @@ describe('prompts', () => {
   });
 
   test('a settings change shows at once, before the host confirms it; a refused one snaps back and says why', async () => {
-    const { page, context } = await openSession('Settings');
+    const { page, context } = await ui.openSession('Settings');
     // The one mode control (issue 17: plan mode is one of its modes, not a second switch).
     const mode = page.getByRole('combobox', { name: 'Mode', exact: true });
     let release: () => void = () => undefined;
@@ -293,7 +280,7 @@ describe('prompts', () => {
 
 describe('tools, tasks, fork', () => {
   test('an Edit is shown as a diff', async () => {
-    const { page, context } = await openSession('Edit');
+    const { page, context } = await ui.openSession('Edit');
     await send(page, 'edit the greeting');
     await page.locator('.diff-wrap .diff-code-delete').first().waitFor();
     await page.getByRole('button', { name: 'Allow', exact: true }).click();
@@ -309,7 +296,7 @@ describe('tools, tasks, fork', () => {
   });
 
   test('the plan advances in the task panel next to a user task that the plan never touches', async () => {
-    const { page, context } = await openSession('Tasks');
+    const { page, context } = await ui.openSession('Tasks');
     await page.getByRole('textbox', { name: 'New task' }).fill('Write the changelog');
     await page.getByRole('button', { name: 'Add task' }).click();
     await page.getByRole('checkbox', { name: 'Done: Write the changelog' }).waitFor();
@@ -326,7 +313,7 @@ describe('tools, tasks, fork', () => {
   });
 
   test('a subagent’s calls nest under its Agent card; long output opens in full on demand', async () => {
-    const { page, context } = await openSession('Agent');
+    const { page, context } = await ui.openSession('Agent');
     await send(page, 'explore with an agent');
     await page.getByText('The subagent found 22 routes.').waitFor();
     await page.locator('.tool .tool-children .tool-name', { hasText: 'Grep' }).waitFor();
@@ -339,7 +326,7 @@ describe('tools, tasks, fork', () => {
   });
 
   test('compaction notices, and background work shown while it runs after the turn ended', async () => {
-    const { page, context } = await openSession('Background');
+    const { page, context } = await ui.openSession('Background');
     await send(page, 'compact please');
     await page.getByRole('note').filter({ hasText: 'Conversation compacted' }).waitFor();
     await send(page, 'start a background job');
@@ -353,7 +340,7 @@ describe('tools, tasks, fork', () => {
   });
 
   test('an attached image is sent with the prompt and shown in the bubble', async () => {
-    const { page, context } = await openSession('Image');
+    const { page, context } = await ui.openSession('Image');
     const png = Buffer.from(
       'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
       'base64',
@@ -374,7 +361,7 @@ describe('tools, tasks, fork', () => {
   });
 
   test('fork from the first turn opens a new session with that turn only', async () => {
-    const { page, context } = await openSession('Fork source');
+    const { page, context } = await ui.openSession('Fork source');
     await send(page, 'think about it');
     await page.locator('.outcome.completed').waitFor();
     await send(page, 'markdown');
@@ -388,7 +375,7 @@ describe('tools, tasks, fork', () => {
   });
 
   test('a closed session says Closed in the header and the list, and its composer offers a fork', async () => {
-    const { page, context } = await openSession('To close');
+    const { page, context } = await ui.openSession('To close');
     await send(page, 'think about it');
     await page.locator('.outcome.completed').waitFor();
     await page.getByRole('button', { name: 'Actions for To close' }).click();
@@ -410,7 +397,7 @@ describe('tools, tasks, fork', () => {
   });
 
   test('a fork the host refuses says why beside its button, and the button works again', async () => {
-    const { page, context } = await openSession('Refused fork');
+    const { page, context } = await ui.openSession('Refused fork');
     await send(page, 'think about it');
     await page.locator('.outcome.completed').waitFor();
     await page.route('**/fork', (route) =>
@@ -452,7 +439,7 @@ describe('layout and accessibility', () => {
   });
 
   test('at 375 px nothing scrolls sideways; the sidebar is a drawer', async () => {
-    const { page, context } = await openSession('Phone', { width: 375, height: 812 });
+    const { page, context } = await ui.openSession('Phone', { width: 375, height: 812 });
     await send(page, 'markdown');
     await page.getByText('Completed').waitFor();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -465,7 +452,7 @@ describe('layout and accessibility', () => {
   });
 
   test('keyboard: every control is named, focus moves, Ctrl+K jumps to a session', async () => {
-    const { page, context } = await openSession('Keyboard');
+    const { page, context } = await ui.openSession('Keyboard');
     await send(page, 'run a command');
     await page.getByRole('button', { name: 'Allow', exact: true }).waitFor();
     const unnamed = await page.evaluate(() =>

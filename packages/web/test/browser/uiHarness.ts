@@ -33,6 +33,11 @@ export interface UiHarness {
   }>;
   /** A session over the API (`cwd` defaults to `/work/project`; `worktree: true` asks for a worktree). */
   createSession(title: string, options?: { cwd?: string; worktree?: boolean }): Promise<string>;
+  /** A new session, opened in a fresh context once its heading shows. */
+  openSession(
+    title: string,
+    options?: Parameters<UiHarness['open']>[0],
+  ): Promise<{ id: string } & Awaited<ReturnType<UiHarness['open']>>>;
   close(): Promise<void>;
 }
 
@@ -46,7 +51,7 @@ export async function startUiHarness(options: { speed?: number } = {}): Promise<
   const contentSecurityPolicy = await hostContentSecurityPolicy();
   const host = await startFixtureHost({ distDir, speed: options.speed ?? 0.2, contentSecurityPolicy });
   const browser = await launchChromium();
-  return {
+  const harness: UiHarness = {
     host,
     browser,
     contentSecurityPolicy,
@@ -69,11 +74,18 @@ export async function startUiHarness(options: { speed?: number } = {}): Promise<
       if (!response.ok) throw new Error(`the fixture host refused the session: ${await response.text()}`);
       return ((await response.json()) as { id: string }).id;
     },
+    async openSession(title, options = {}) {
+      const id = await harness.createSession(title);
+      const opened = await harness.open({ ...options, hash: `#/s/${id}` });
+      await opened.page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
+      return { id, ...opened };
+    },
     async close() {
       await browser.close();
       await host.close();
     },
   };
+  return harness;
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
