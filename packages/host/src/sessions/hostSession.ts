@@ -13,7 +13,7 @@ import type {
   Task,
 } from '@outrigger/host-api';
 import { type CancelResult, CLAUDE_CODE_EXITED_CODE, type SidecarEvent } from '@outrigger/protocol';
-import { checkpointFailure, type SessionCheckpoints } from '../checkpoints/sessionCheckpoints.ts';
+import type { SessionCheckpoints } from '../checkpoints/sessionCheckpoints.ts';
 import { HostError } from '../hostError.ts';
 import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import type { PromptInput, SessionCommand } from '../projection/sessionCommand.ts';
@@ -30,13 +30,15 @@ import type { HostStoreReader } from '../store/hostStore.ts';
 import type { SessionRecord, TurnRecord } from '../store/records.ts';
 import { StoreError } from '../store/storeError.ts';
 import type { CancelBudgets } from './cancelBudgets.ts';
-import { decideAnswer } from './interactionAnswer.ts';
+import { answerInteraction } from './interactionAnswer.ts';
 import { modelRejectionOf } from './modelRejection.ts';
 import { decideEdit, decideRun, mustWait, nextQueued, pausesOnCancel } from './promptQueue.ts';
 import { SerialQueue } from './serialQueue.ts';
 import { SessionInSidecar, type SidecarPort } from './sessionInSidecar.ts';
 import type { AppliedSidecarEvent, SessionLedger } from './sessionLedger.ts';
+import { untilTheStoreTakes } from './storeRetry.ts';
 import { ToolTimeouts } from './toolTimeouts.ts';
+import { TurnCheckpointing } from './turnCheckpointing.ts';
 import { draftTurn, promptBlocks } from './turnInput.ts';
 
 export interface HostSessionDeps {
@@ -56,9 +58,6 @@ export interface HostSessionDeps {
 }
 
 const HOST_CANCEL_BUDGETS: CancelBudgets = { interruptTimeoutMs: 10_000, drainTimeoutMs: 8_000 };
-/** A sidecar event the store refused is tried again after this, doubling up to the maximum. */
-const STORE_RETRY_FIRST_MS = 50;
-const STORE_RETRY_MAX_MS = 1_000;
 
 /**
  * One session at run time: its commands and its sidecar events go through one serial queue, so they
@@ -76,14 +75,14 @@ export class HostSession {
   readonly #inSidecar: SessionInSidecar;
   /** The host is shutting down: a sidecar event the store refuses is no longer tried again. */
   #stopped = false;
-  /** The user turn whose start checkpoint is taken and whose end checkpoint is not yet. */
-  #checkpointedTurn: string | undefined;
+  readonly #checkpointing: TurnCheckpointing;
 
   constructor(ledger: SessionLedger, deps: HostSessionDeps, startedOn?: number) {
     this.id = ledger.sessionId;
     this.#ledger = ledger;
     this.#deps = deps;
     this.#inSidecar = new SessionInSidecar(ledger.sessionId, deps, startedOn);
+    this.#checkpointing = new TurnCheckpointing(ledger.sessionId, ledger, deps.checkpoints, deps.logger);
     this.#toolTimeouts =
       deps.toolTimeoutMs === undefined
         ? undefined
@@ -136,7 +135,7 @@ export class HostSession {
       // Nothing is stored until the sidecar has the session: a sidecar that cannot start is a 503, not a lost turn.
       const generation = await this.#inSidecar.ensureStarted(this.#ledger.session, this.#ledger.hasTranscript());
       await this.#acceptTurn(turnId, draft, false);
-      await this.#checkpointStart(turnId);
+      await this.#checkpointing.turnStarts(turnId);
       await this.#exec(generation, turnId);
       await this.#dispatchNext();
       return { turnId, queued: false, steered: false, replayed: false };
@@ -233,7 +232,7 @@ export class HostSession {
       // The sidecar first: one that cannot start is a 503 and the prompt stays queued as it was.
       const generation = await this.#inSidecar.ensureStarted(this.#ledger.session, this.#ledger.hasTranscript());
       await this.#ledger.apply({ type: 'startQueuedTurn', turnId });
-      await this.#checkpointStart(turnId);
+      await this.#checkpointing.turnStarts(turnId);
       await this.#exec(generation, turnId);
       await this.#dispatchNext();
       return { turnId, started: true };
@@ -281,53 +280,8 @@ export class HostSession {
     requestId: string,
     body: AnswerInteractionBody,
   ): Promise<{ replayed: boolean; interaction: Interaction }> {
-    return this.queue.run(async () => {
-      const interaction = await this.#deps.store.getInteraction(this.id, requestId);
-      if (interaction === undefined) throw new HostError('not_found', 'no such interaction in this session');
-      switch (decideAnswer(interaction, body)) {
-        case 'replay':
-          return { replayed: true, interaction };
-        case 'conflict':
-          throw new HostError('conflict', 'the interaction was already answered differently');
-        case 'gone':
-          throw new HostError('gone', 'the interaction can no longer be answered');
-        case 'submit':
-          break;
-      }
-      const generation = this.#inSidecar.liveGeneration();
-      if (generation === undefined) {
-        throw new HostError('gone', 'the sidecar that asked has exited; the request is superseded');
-      }
-      const submission = {
-        agentSessionId: this.id,
-        turnId: interaction.turnId,
-        requestId,
-        action: body.action,
-        optionId: body.optionId,
-        payload: body.payload,
-      };
-      const result = await this.#inSidecar.submit(generation, submission);
-      switch (result.disposition) {
-        case 'answered':
-          await this.#ledger.apply({
-            type: 'interactionAnswered',
-            requestId,
-            answer: { action: body.action, optionId: body.optionId, payload: body.payload },
-          });
-          break;
-        case 'conflict':
-          throw new HostError('conflict', 'the agent already has a different answer to this request');
-        case 'superseded':
-        case 'unknown':
-          await this.#ledger.apply({ type: 'interactionSuperseded', requestId, resolution: 'turn_ended' });
-          throw new HostError('gone', 'the interaction can no longer be answered');
-        case 'pending':
-          throw new HostError('sidecar_unavailable', 'the answer did not reach the agent; try again');
-      }
-      const stored = await this.#deps.store.getInteraction(this.id, requestId);
-      if (stored === undefined) throw new HostError('internal', 'the answered interaction is missing');
-      return { replayed: false, interaction: stored };
-    });
+    const session = { sessionId: this.id, store: this.#deps.store, ledger: this.#ledger, inSidecar: this.#inSidecar };
+    return this.queue.run(() => answerInteraction(session, requestId, body));
   }
 
   createTask(body: Omit<CreateTaskBody, 'session_id'>): Promise<Task> {
@@ -510,9 +464,9 @@ export class HostSession {
       const live =
         this.#ledger.liveTurns().length > 0 || session.needsInputCount > 0 || session.backgroundTasks.length > 0;
       // The turn a previous run left running took its start checkpoint there; its end is taken now.
-      this.#checkpointedTurn = this.#ledger.runningUserTurn()?.id;
+      this.#checkpointing.adoptRunningTurn();
       if (live) await this.#ledger.apply({ type: 'recoverAfterRestart', stopping });
-      await this.#checkpointEndOfEndedTurn();
+      await this.#checkpointing.endOfEndedTurn();
     });
   }
 
@@ -554,24 +508,16 @@ export class HostSession {
     return this.#whileStoreRefuses(events[0]!.type, () => this.#ledger.applySidecarEvents(events));
   }
 
-  /** Runs `write` until the store takes it (a `StoreError` is tried again with backoff) or the host stops. */
-  async #whileStoreRefuses<T>(type: string, write: () => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        return await write();
-      } catch (error) {
-        if (!(error instanceof StoreError) || this.#stopped) throw error;
-        if (attempt === 0) {
-          this.#deps.logger.warn(
-            { event: 'session.store_retry', sessionId: this.id, type, errorName: failureName(error) },
-            'the store refused a write; trying again until it takes writes',
-          );
-        }
-        await new Promise((resolve) =>
-          setTimeout(resolve, Math.min(STORE_RETRY_MAX_MS, STORE_RETRY_FIRST_MS * 2 ** attempt)),
-        );
-      }
-    }
+  /** Runs `write` until the store takes it or the host stops (`storeRetry.ts`). */
+  #whileStoreRefuses<T>(type: string, write: () => Promise<T>): Promise<T> {
+    return untilTheStoreTakes(write, {
+      stopped: () => this.#stopped,
+      onFirstRefusal: (error) =>
+        this.#deps.logger.warn(
+          { event: 'session.store_retry', sessionId: this.id, type, errorName: failureName(error) },
+          'the store refused a write; trying again until it takes writes',
+        ),
+    });
   }
 
   async #steer(running: TurnRecord, body: PostTurnBody): Promise<PostTurnResponse> {
@@ -634,7 +580,7 @@ export class HostSession {
   /** Runs the next queued prompt that is not paused once no user turn runs; each that cannot start ends with its error. */
   async #dispatchNext(): Promise<void> {
     for (;;) {
-      await this.#checkpointEndOfEndedTurn();
+      await this.#checkpointing.endOfEndedTurn();
       if (this.#ledger.session.closed || this.#ledger.runningUserTurn() !== undefined) return;
       const next = nextQueued(this.#ledger.queuedTurns());
       if (next === undefined) return;
@@ -655,47 +601,8 @@ export class HostSession {
         if (this.#ledger.turn(next.id)?.status === 'queued')
           await this.#ledger.apply({ type: 'startQueuedTurn', turnId: next.id });
       });
-      await this.#checkpointStart(next.id);
+      await this.#checkpointing.turnStarts(next.id);
       await this.#exec(generation, next.id);
-    }
-  }
-
-  async #checkpointStart(turnId: string): Promise<void> {
-    if (this.#deps.checkpoints === undefined) return;
-    this.#checkpointedTurn = turnId;
-    await this.#recordCheckpoint(turnId, 'start');
-  }
-
-  /** Once the checkpointed turn no longer runs (it ended, however), its end checkpoint. */
-  async #checkpointEndOfEndedTurn(): Promise<void> {
-    const turnId = this.#checkpointedTurn;
-    if (turnId === undefined || this.#ledger.runningUserTurn()?.id === turnId) return;
-    this.#checkpointedTurn = undefined;
-    await this.#recordCheckpoint(turnId, 'end');
-  }
-
-  /** A checkpoint that fails (git missing, a damaged shadow repository) is said on the turn; the turn goes on. */
-  async #recordCheckpoint(turnId: string, edge: 'start' | 'end'): Promise<void> {
-    const checkpoints = this.#deps.checkpoints;
-    if (checkpoints === undefined) return;
-    try {
-      const recorded = await checkpoints.record(turnId, edge);
-      if (recorded === undefined) return;
-      await this.#ledger.apply({ type: 'checkpointRecorded', turnId, ...recorded, error: null });
-    } catch (error) {
-      this.#deps.logger.warn(
-        { event: 'session.checkpoint_failed', sessionId: this.id, turnId, edge, errorName: failureName(error) },
-        'a checkpoint of the working directory failed; the turn goes on',
-      );
-      await this.#ledger
-        .apply({
-          type: 'checkpointRecorded',
-          turnId,
-          checkpoint: null,
-          filesChanged: null,
-          error: checkpointFailure(error),
-        })
-        .catch((commitError: unknown) => this.#logFailure('record a failed checkpoint', commitError));
     }
   }
 

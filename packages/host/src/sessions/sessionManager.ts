@@ -49,15 +49,13 @@ import {
   type WorktreeActionResponse,
   type WorktreeStatus,
 } from '@outrigger/host-api';
-import type { ForkSessionResult, SidecarEvent } from '@outrigger/protocol';
+import type { SidecarEvent } from '@outrigger/protocol';
 import type { EventStream } from '../events/eventStream.ts';
 import { HostError } from '../hostError.ts';
 import { errorName } from '../logging/errorName.ts';
 import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import type { NewForkInit, NewSessionInit } from '../projection/projectedSessionLedger.ts';
-import { isTerminalTurn } from '../projection/sessionStatus.ts';
 import type { HostService } from '../service/hostService.ts';
-import { classifySidecarFailure } from '../sidecar/sidecarFailure.ts';
 import type { SidecarExitReport, SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
 import type {
   CommitResult,
@@ -75,6 +73,7 @@ import { HostSession } from './hostSession.ts';
 import { modelRejectionOf } from './modelRejection.ts';
 import { SessionArchive } from './sessionArchive.ts';
 import { SessionCompletions } from './sessionCompletions.ts';
+import { forkPoint, forkTranscript, sidecarUnavailable } from './sessionFork.ts';
 import { START_TIMEOUT_MS, startPayload } from './sessionInSidecar.ts';
 import type { SessionLedger } from './sessionLedger.ts';
 import { noChanges, SessionReview } from './sessionReview.ts';
@@ -127,8 +126,6 @@ export interface SessionManagerOptions {
   /** The home directory `~` names (default: the user's). */
   readonly home?: string;
 }
-
-const FORK_TIMEOUT_MS = 120_000;
 
 /**
  * The host's core (`HostService`): sessions over the one supervised sidecar, each driven by its
@@ -209,7 +206,7 @@ export class SessionManager implements HostService {
     let generation: number | undefined;
     try {
       generation = await supervisor.ensure().catch((error: unknown) => {
-        throw unavailable('start the sidecar', error);
+        throw sidecarUnavailable('start the sidecar', error);
       });
       const started = await supervisor
         .request(
@@ -219,7 +216,7 @@ export class SessionManager implements HostService {
           { timeoutMs: START_TIMEOUT_MS },
         )
         .catch((error: unknown) => {
-          throw modelRejectionOf(error) ?? unavailable('start the session', error);
+          throw modelRejectionOf(error) ?? sidecarUnavailable('start the session', error);
         });
       const ledger = await this.#options.ledgers.create({
         id,
@@ -314,70 +311,15 @@ export class SessionManager implements HostService {
   async forkSession(sessionId: string, body: ForkSessionBody): Promise<CreateSessionResponse> {
     this.#assertRunning();
     const source = (await this.#session(sessionId)).session;
-    const turn = await this.#options.store.getTurn(sessionId, body.turnId);
-    if (turn === undefined) throw notFound('turn');
-    if (!isTerminalTurn(turn)) throw new HostError('conflict', 'a session can be forked only at a turn that has ended');
-    if (turn.providerTurnId === null) {
-      throw new HostError('conflict', 'Claude never accepted this turn, so there is nothing to fork at');
-    }
-    const { supervisor } = this.#options;
-    const generation = await supervisor.ensure().catch((error: unknown) => {
-      throw unavailable('start the sidecar', error);
-    });
-    const sourceProviderSessionId = turn.providerSessionId ?? source.providerSessionId;
-    // The child's bindings come one per provider turn of the source's transcript, guide prompts included,
-    // which the host keeps no turn for: their positions in the source's own list say which turn each copies.
-    const { providerTurnIds: sourceProviderTurnIds } = await supervisor
-      .request(
-        generation,
-        'inspect_fork_checkpoints',
-        { providerSessionId: sourceProviderSessionId, cwd: source.cwd },
-        { timeoutMs: FORK_TIMEOUT_MS },
-      )
-      .catch((error: unknown) => {
-        throw unavailable('read the source transcript to fork it', error);
-      });
-    let fork: ForkSessionResult;
-    try {
-      fork = await supervisor.request(
-        generation,
-        'fork_session',
-        {
-          providerSessionId: sourceProviderSessionId,
-          providerTurnId: turn.providerTurnId,
-          providerCheckpointMessageId: turn.checkpointMessageId ?? '',
-          cwd: source.cwd,
-          title: body.title ?? '',
-        },
-        { timeoutMs: FORK_TIMEOUT_MS },
-      );
-    } catch (error) {
-      const failure = classifySidecarFailure(error);
-      if (failure.kind === 'refused' && failure.deliveryDisposition === 'not_started') {
-        throw new HostError('conflict', `the session could not be forked at that turn: ${failure.message}`);
-      }
-      throw unavailable('fork the session', error);
-    }
-    const id = this.#newId();
-    const ledger = await this.#options.ledgers.fork({
-      id,
-      cwd: source.cwd,
-      title: body.title ?? `${source.title} (fork)`,
-      settings: source.settings,
-      providerSessionId: fork.providerSessionId,
-      forkedFrom: { sessionId, turnId: turn.id },
-      bindings: fork.targetProviderTurnBindings,
-      sourceProviderTurnIds,
-      resumeCursor: {
-        kind: 'claude-agent-sdk',
-        version: 1,
-        resume: fork.providerSessionId,
-        turnCount: fork.targetProviderTurnBindings.length,
-      },
-      configOptions: source.configOptions,
-    });
+    const turn = forkPoint(await this.#options.store.getTurn(sessionId, body.turnId));
+    const init = await forkTranscript(this.#options.supervisor, source, turn, body, this.#newId());
+    const ledger = await this.#options.ledgers.fork(init);
     this.#register(ledger, undefined);
-    return { id, providerSessionId: fork.providerSessionId, session: this.#options.views.summary(ledger.session) };
+    return {
+      id: init.id,
+      providerSessionId: init.providerSessionId,
+      session: this.#options.views.summary(ledger.session),
+    };
   }
 
   // ─── turns ───────────────────────────────────────────────────────────────────────────────────
@@ -681,10 +623,4 @@ export class SessionManager implements HostService {
 
 function notFound(what: string): HostError {
   return new HostError('not_found', `no such ${what}`);
-}
-
-function unavailable(what: string, error: unknown): HostError {
-  if (error instanceof HostError) return error;
-  const reason = error instanceof Error ? `: ${error.message}` : '';
-  return new HostError('sidecar_unavailable', `could not ${what}${reason}`);
 }
