@@ -22,6 +22,27 @@ const APPROVAL_OPTIONS = [
   { kind: 'reject_once', name: 'Reject', optionId: 'reject' },
 ];
 
+/**
+ * The original's three options, in its order; "Allow for session" also says what it grants besides the exact
+ * request (an addition of ours: `sessionGrant`, Claude Code's suggested rules and directories). Returns it.
+ */
+function assertApprovalOptions(options: unknown): { rules: string[]; directories: string[] } {
+  const list = options as { sessionGrant?: { rules: string[]; directories: string[] } }[];
+  assert.deepEqual(
+    list.map(({ sessionGrant: _grant, ...option }) => option),
+    APPROVAL_OPTIONS,
+  );
+  const grant = list[0]?.sessionGrant;
+  assert.ok(grant !== undefined, 'allow_always says what it grants');
+  assert.ok(grant.rules.every((rule) => typeof rule === 'string'));
+  assert.ok(grant.directories.every((directory) => typeof directory === 'string'));
+  assert.equal(
+    list.slice(1).some((option) => option.sessionGrant !== undefined),
+    false,
+  );
+  return grant;
+}
+
 describe('approvals and questions through the real sidecar and Claude Code', () => {
   let session: ControlSession;
 
@@ -83,7 +104,7 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
     const file = `allowed-${randomUUID()}.txt`;
     const approval = await startInteraction(turnId, 'approval_requested', bashCall(`touch ${file}`));
     assert.equal(approval.payload.toolName, 'Bash');
-    assert.deepEqual(approval.payload.options, APPROVAL_OPTIONS);
+    assert.deepEqual(assertApprovalOptions(approval.payload.options).rules, [`Bash(touch ${file})`]);
     const requestId = String(approval.payload.requestId);
     const toolCallId = String(approval.payload.toolCallId);
 
@@ -313,7 +334,7 @@ describe('approvals and questions through the real sidecar and Claude Code', () 
     };
     const firstTurnId = newTurnId('compound');
     const approval = await startInteraction(firstTurnId, 'approval_requested', call);
-    assert.deepEqual(approval.payload.options, APPROVAL_OPTIONS);
+    assertApprovalOptions(approval.payload.options);
     assertOk(await session.submit(firstTurnId, String(approval.payload.requestId), grant), 'submit_interactive');
     await assertCompleted(firstTurnId);
     assert.equal(readFileSync(join(session.home.cwd, dir, 'a.txt'), 'utf8'), 'hi\n', 'the granted command ran');
