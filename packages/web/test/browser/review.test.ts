@@ -238,7 +238,7 @@ describe('worktrees', () => {
     const { page, context } = await ui.open();
     await page.getByRole('button', { name: 'New session' }).click();
     const dialog = page.getByRole('dialog', { name: 'New session' });
-    await dialog.getByRole('textbox', { name: 'Working directory' }).fill('/tmp/scratch');
+    await dialog.getByRole('combobox', { name: 'Working directory' }).fill('/tmp/scratch');
     await dialog.getByRole('textbox', { name: /Name/ }).fill('Worktree merge');
     await dialog.getByRole('checkbox', { name: 'Run in a new git worktree' }).check();
     await dialog.getByRole('button', { name: 'Create session' }).click();
@@ -248,7 +248,7 @@ describe('worktrees', () => {
       await dialog.getByRole('checkbox', { name: 'Run in a new git worktree' }).getAttribute('aria-invalid'),
       'true',
     );
-    await dialog.getByRole('textbox', { name: 'Working directory' }).fill('/work/review-worktree');
+    await dialog.getByRole('combobox', { name: 'Working directory' }).fill('/work/review-worktree');
     await dialog.getByRole('button', { name: 'Create session' }).click();
     await page.getByRole('heading', { level: 1, name: 'Worktree merge' }).waitFor();
     const id = [...ui.host.sessions.values()].find((session) => session.detail.title === 'Worktree merge')!.id;
