@@ -61,7 +61,7 @@ const ALLOWED_SHELLS: readonly { file: string; program: string; reason: string }
       'a child that closes its stdin and stays alive (`exec 0<&-`), so a write to it fails with EPIPE: a fixed script, no input',
   },
   {
-    file: 'bin/commands/chatTerminal.test.ts',
+    file: 'bin/commands/chatTerminalTestSupport.ts',
     program: 'script',
     reason:
       'util-linux script gives the chat a pseudo-terminal and takes its command as a shell string (built from the test’s own paths, quoted)',
@@ -73,6 +73,7 @@ function isTestCode(file: string): boolean {
   return (
     /(^|\/)(test|testing|harness)\//.test(file) ||
     /\.(test|fixture)\.[cm]?[jt]s$/.test(file) ||
+    /TestSupport\.[cm]?[jt]s$/.test(file) ||
     file.startsWith('test/')
   );
 }
