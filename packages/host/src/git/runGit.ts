@@ -59,12 +59,13 @@ function gitEnvironment(extra: Readonly<Record<string, string>> | undefined): No
 
 /**
  * Runs git with an argument array (never a shell), a timeout and a clean environment; resolves with
- * its output, or rejects with a classified `GitError`. Hooks are off for every call.
+ * its output, or rejects with a classified `GitError`. Hooks and fsmonitor are off for every call.
  */
 export function runGit(args: readonly string[], options: GitOptions): Promise<GitOutput> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['-c', `core.hooksPath=${devNull}`, ...args], {
+    // A repository's own configuration still applies: what would run a program of its choosing is overridden.
+    const child = spawn('git', ['-c', `core.hooksPath=${devNull}`, '-c', 'core.fsmonitor=false', ...args], {
       cwd: options.cwd,
       env: gitEnvironment(options.env),
       stdio: ['pipe', 'pipe', 'pipe'],
