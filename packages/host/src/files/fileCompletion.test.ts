@@ -40,6 +40,17 @@ async function project(name: string): Promise<string> {
 const paths = (result: { entries: { path: string }[] }) => result.entries.map((entry) => entry.path);
 const options = { limit: 50 };
 
+test("a directory its repository ignores (a checkout's .data/workspace) is walked: git would list nothing there", async () => {
+  const repository = join(base, 'checkout');
+  await mkdir(join(repository, '.data', 'workspace', 'notes'), { recursive: true });
+  await writeFile(join(repository, '.gitignore'), '.data/\n');
+  await writeFile(join(repository, '.data', 'workspace', 'notes', 'plan.md'), '');
+  await runGit(['init', '-q'], { cwd: repository });
+  const completion = await completeFiles(join(repository, '.data', 'workspace'), 'pl', options);
+  assert.equal(completion.source, 'walk');
+  assert.deepEqual(paths(completion), ['notes/plan.md']);
+});
+
 test('outside a repository: a walk honouring .gitignore, never through a link, never a path outside', async () => {
   const dir = await project('plain');
   const all = await completeFiles(dir, '', options);

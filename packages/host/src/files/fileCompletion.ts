@@ -55,9 +55,15 @@ function normalizeQuery(prefix: string): string {
   return prefix.replace(/^(?:\.\/)+/, '').toLowerCase();
 }
 
-/** Git's list of the directory's files, relative to it; undefined when it is no repository (or git is missing). */
+/**
+ * Git's list of the directory's files, relative to it; undefined when it is no repository (or git is missing),
+ * or when the repository ignores the directory itself (a session in a checkout's ignored `.data/workspace`):
+ * git would list nothing there, so the walk decides by the directory's own `.gitignore` files.
+ */
 async function gitFiles(root: string, timeoutMs: number): Promise<string[] | undefined> {
   try {
+    const ignored = await runGit(['check-ignore', '-q', '.'], { cwd: root, timeoutMs, okExitCodes: [1] });
+    if (ignored.exitCode === 0) return undefined;
     const { stdout } = await runGit(['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
       cwd: root,
       timeoutMs,

@@ -56,6 +56,12 @@ test('lists the subdirectories a typed name starts with (case-insensitive), as p
   assert.deepEqual(await names(`${root}/`), ['Apple', 'ap-docs-link', 'api', 'app', 'docs']);
   assert.deepEqual(await names(`${root}/.`), ['.hidden'], 'hidden directories only when asked for');
   assert.deepEqual(await names('~/root/do'), ['docs'], '~ is the home directory');
+  assert.deepEqual(
+    await names('~/', [base]),
+    ['outside', 'root', 'root-sibling'],
+    '~/ lists inside the home directory',
+  );
+  assert.deepEqual(await names('~/root/', [root]), ['Apple', 'ap-docs-link', 'api', 'app', 'docs']);
 });
 
 test('attack: a symlink out of the root is not followed, .. does not climb out, a sibling prefix is outside', async () => {

@@ -19,7 +19,9 @@ export async function completeDirectory(
   roots: readonly string[],
   home: string,
 ): Promise<DirectoryCompletion> {
-  const expanded = expandHome(prefix, home);
+  // `~/` lists the home directory itself: the trailing slash says "inside", which the expansion must keep.
+  const expandedHome = expandHome(prefix, home);
+  const expanded = prefix.endsWith('/') && !expandedHome.endsWith('/') ? `${expandedHome}/` : expandedHome;
   if (!isAbsolute(expanded)) {
     throw new HostError('validation_failed', `${prefix} is not an absolute path: start it with / or ~`, [
       { path: 'prefix', message: 'must be an absolute path or start with ~' },
