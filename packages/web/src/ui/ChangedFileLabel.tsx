@@ -13,8 +13,9 @@ export function ChangedFileLabel({ file, asRewind = false }: { file: ChangedFile
       <span className="change-status" data-status={file.status}>
         {asRewind ? rewindWord(file.status) : file.status}
       </span>
+      {/* Cut at its start when narrow (the file's own name stays): the path runs left to right inside. */}
       <span className="changed-path" title={path}>
-        {path}
+        <bdi dir="ltr">{path}</bdi>
       </span>
       {file.binary && <span className="tag">binary</span>}
       {mode !== null && <span className="tag">{mode}</span>}
