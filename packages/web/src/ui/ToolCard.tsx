@@ -9,6 +9,7 @@ import { decisionText, outcomeLabel, outcomeOf } from '../data/toolOutcome.ts';
 import { toolKind, toolLabel, toolSummary } from '../data/toolSummary.ts';
 import { useAction, useNow } from './hooks.ts';
 import { Icon, ToolIcon } from './Icon.tsx';
+import { Markdown } from './Markdown.tsx';
 import { type Answer, PromptCard } from './PromptCard.tsx';
 
 const DiffView = lazy(() => import('./DiffView.tsx').then((module) => ({ default: module.DiffView })));
@@ -145,6 +146,13 @@ export function ToolCard({
               </Suspense>
             ) : tool.name === 'AskUserQuestion' ? (
               <QuestionAnswers tool={tool} decision={decision} />
+            ) : tool.name === 'ExitPlanMode' && typeof tool.input.plan === 'string' ? (
+              <div>
+                <div className="tool-section-label">Plan</div>
+                <div className="plan-body">
+                  <Markdown text={tool.input.plan} streaming={false} />
+                </div>
+              </div>
             ) : (
               <ToolInput input={tool.input} name={tool.name} />
             )}

@@ -223,6 +223,16 @@ describe('prompts', () => {
       .getByRole('combobox', { name: 'Mode', exact: true })
       .filter({ has: page.locator('option:checked', { hasText: 'Accept edits' }) })
       .waitFor();
+    // Opened after a reload, the plan's card shows the plan as text, not its raw input.
+    await page.reload();
+    const card = page.locator('.tool', { has: page.locator('.tool-name', { hasText: 'ExitPlanMode' }) });
+    await card.locator('.tool-head').first().click();
+    await card.locator('.plan-body').getByText('Add a /health route.').waitFor();
+    assert.doesNotMatch(
+      (await card.locator('.tool-body').first().textContent()) ?? '',
+      /"plan"|\\n/,
+      'not the raw input',
+    );
     await context.close();
   });
 
