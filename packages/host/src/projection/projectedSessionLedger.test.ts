@@ -224,6 +224,8 @@ const modelOption: ConfigOption = {
   options: [{ value: 'default', name: 'Default' }],
 };
 
+const deployCommand = { name: 'deploy', description: 'Deploy the app (project)', argumentHint: '[environment]' };
+
 test('a fork copies the transcript through the turn and rebinds the copied turns to the child', async () => {
   const { store, ledgers, ledger } = await setup();
   await runTurn(ledger, 't1', 'one');
@@ -243,8 +245,10 @@ test('a fork copies the transcript through the turn and rebinds the copied turns
     sourceProviderTurnIds: ['p-t1', 'p-t2', 'p-t3'],
     resumeCursor: { kind: 'claude-agent-sdk', version: 1, resume: 'child-prov', turnCount: 2 },
     configOptions: [modelOption],
+    slashCommands: [deployCommand],
   });
   assert.deepEqual((await store.getSession('child'))?.configOptions, [modelOption], 'the source’s choices at once');
+  assert.deepEqual((await store.getSession('child'))?.slashCommands, [deployCommand], 'and its slash commands');
   assert.deepEqual(
     (await store.listTurns('child')).map((turn) => [
       turn.id,

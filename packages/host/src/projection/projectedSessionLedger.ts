@@ -324,6 +324,8 @@ export interface NewForkInit extends NewSessionInit {
    * runs in the same directory with the same Claude Code, and its settings bar is whole at once.
    */
   readonly configOptions?: readonly ConfigOption[];
+  /** The source's slash commands, for the same reason: the fork's `/` list is whole before its first start. */
+  readonly slashCommands?: SessionRecord['slashCommands'];
 }
 
 /** The runtime's `SessionLedgers`: where each session's ledger comes from. */
@@ -374,6 +376,7 @@ export class ProjectedSessionLedgers {
       forkedFrom: { ...init.forkedFrom },
       resumeCursor: init.resumeCursor,
       configOptions: [...(init.configOptions ?? [])],
+      slashCommands: (init.slashCommands ?? []).map((command) => ({ ...command })),
     };
     const { unit } = SessionProjector.createUnit(session, { throughTurnId: through.id, reboundTurns });
     // The plan's tasks as they stood at the fork turn (a plan a later turn of the source made is not the fork's).

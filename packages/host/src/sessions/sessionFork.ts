@@ -81,6 +81,7 @@ export async function forkTranscript(
       turnCount: fork.targetProviderTurnBindings.length,
     },
     configOptions: source.configOptions,
+    slashCommands: source.slashCommands,
   };
 }
 

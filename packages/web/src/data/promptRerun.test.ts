@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CreateSessionBody, PostTurnBody } from '@outrigger/host-api';
-import { promptPartsOf, rerunInNewSession, rerunStart, retryableTurnId } from './promptRerun.ts';
+import { promptPartsOf, rerunInNewSession, rerunStart, rerunTitle, retryableTurnId } from './promptRerun.ts';
 import { sessionReducer } from './sessionReducer.ts';
 import { emptySessionState } from './sessionState.ts';
 import { detail, snapshot, summary, T0, turn, userRow } from './testing/fixtures.ts';
@@ -136,4 +136,11 @@ test('an image that cannot be read back fails the re-run before any session is m
   );
   assert.deepEqual(fake.calls, []);
   assert.deepEqual(fake.sent, []);
+});
+
+test("a re-run of a re-run keeps one suffix: 'Title (edited) (retry)' is 'Title (retry)'", () => {
+  assert.equal(rerunTitle('Title', 'edited'), 'Title (edited)');
+  assert.equal(rerunTitle('Title (edited)', 'retry'), 'Title (retry)');
+  assert.equal(rerunTitle('Title (fork) (retry)', 'edited'), 'Title (edited)');
+  assert.equal(rerunTitle('Notes (v2)', 'retry'), 'Notes (v2) (retry)', 'a name of its own stays');
 });

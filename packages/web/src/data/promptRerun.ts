@@ -134,3 +134,9 @@ export async function rerunInNewSession(
   services.send(id, { prompt: parts.prompt, ...(content.length > 0 ? { content } : {}) });
   return id;
 }
+
+/** A re-run's title: the source's, with one `(edited)` or `(retry)` at its end, never a stack of them. */
+export function rerunTitle(title: string, suffix: 'edited' | 'retry'): string {
+  const base = title.replace(/(?:\s\((?:edited|retry|fork)\))+$/, '');
+  return `${base === '' ? title : base} (${suffix})`;
+}

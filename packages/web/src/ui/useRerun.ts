@@ -6,6 +6,7 @@ import {
   promptPartsOf,
   rerunInNewSession,
   rerunStart,
+  rerunTitle,
   retryableTurnId,
 } from '../data/promptRerun.ts';
 import type { SessionViewState } from '../data/sessionState.ts';
@@ -28,7 +29,7 @@ export function useRerun(store: SessionStore, view: SessionViewState): RerunActi
   const { hasOlder } = view;
   // biome-ignore lint/correctness/useExhaustiveDependencies: hasOlder decides what `editable` answers
   return useMemo<RerunActions>(() => {
-    const run = async (row: MessageView, parts: PromptParts, suffix: string) => {
+    const run = async (row: MessageView, parts: PromptParts, suffix: 'edited' | 'retry') => {
       const view = store.view;
       const start = rerunStart(view, row);
       if (view.session === null || start === null) throw new Error('the conversation before this prompt is not loaded');
@@ -45,7 +46,7 @@ export function useRerun(store: SessionStore, view: SessionViewState): RerunActi
         view.session,
         start,
         parts,
-        `${view.session.title} (${suffix})`,
+        rerunTitle(view.session.title, suffix),
       );
       navigate(sessionHref(id));
     };

@@ -298,7 +298,7 @@ describe('the UI against the real host', { skip: hostMissing }, () => {
     assert.equal(edited.forkedFrom?.sessionId, opened.id);
 
     await page.getByRole('button', { name: 'Retry the last turn' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Rerun source (edited) (retry)', exact: true }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Rerun source (retry)', exact: true }).waitFor();
     const retriedId = decodeURIComponent(new URL(page.url()).hash.replace('#/s/', ''));
     await completed(page, 1);
     assert.equal(await rowsOfKind(page, 'user').count(), 2);
