@@ -3,19 +3,13 @@ import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
 import type { SidecarEvent, SidecarRequest } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
-import { recordingLogger } from '../logging/runtimeLogger.ts';
-import {
-  createFakeSidecar,
-  defaultHandler,
-  type FakeHandler,
-  type FakeSidecar,
-} from '../sidecar/fakeSidecarConnection.ts';
+import { defaultHandler, type FakeHandler, type FakeSidecar } from '../sidecar/fakeSidecarConnection.ts';
 import { markedProcesses, SESSION_MARK_VARIABLE } from '../sidecar/processMarks.ts';
-import { SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
 import { StoreError } from '../store/storeError.ts';
 import { testSession } from '../store/testRecords.ts';
-import { HostSession, type HostSessionDeps } from './hostSession.ts';
+import type { HostSessionDeps } from './hostSession.ts';
 import { FakeLedger } from './testing/fakeLedger.ts';
+import { sessionHarness } from './testing/sessionHarness.ts';
 import { REAP_GRACE_MS } from './toolProcesses.ts';
 
 /* The session state machine over a real SidecarSupervisor and SidecarClient, a scripted sidecar and an in-memory ledger. */
@@ -32,34 +26,16 @@ function harness(
     checkpoints?: HostSessionDeps['checkpoints'];
   } = {},
 ) {
-  const logger = recordingLogger();
-  const sidecars: FakeSidecar[] = [];
-  const supervisor = new SidecarSupervisor({
-    logger,
-    exitReportGraceMs: 50,
-    spawn: async () => {
-      const fake = createFakeSidecar(handler);
-      sidecars.push(fake);
-      return fake;
+  const { supervisor, ledger, session, sidecars, logger, close } = sessionHarness({
+    handler,
+    ledger: options.ledger,
+    deps: {
+      submitTimeoutMs: options.submitTimeoutMs,
+      toolTimeoutMs: options.toolTimeoutMs,
+      internalCancelBudgets: BUDGETS,
+      checkpoints: options.checkpoints,
     },
   });
-  const ledger = options.ledger ?? new FakeLedger(testSession('s1'));
-  let next = 0;
-  const session = new HostSession(ledger, {
-    sidecar: supervisor,
-    store: ledger.store,
-    logger,
-    now: () => 1_000,
-    newId: () => `id-${++next}`,
-    submitTimeoutMs: options.submitTimeoutMs,
-    toolTimeoutMs: options.toolTimeoutMs,
-    internalCancelBudgets: BUDGETS,
-    checkpoints: options.checkpoints,
-  });
-  supervisor.onSessionEvent((sessionId, event) => {
-    if (sessionId === session.id) session.onSidecarEvent(event);
-  });
-  supervisor.onExit((report) => session.onSidecarExit(report));
   const sidecar = (): FakeSidecar => sidecars.at(-1)!;
   const emit = (type: Parameters<FakeSidecar['emit']>[0], payload: Record<string, unknown>) =>
     sidecar().emit(type, { agentSessionId: 's1', ...payload });
@@ -76,7 +52,7 @@ function harness(
     requestsOf,
     settle,
     logger,
-    close: () => supervisor.close(),
+    close,
   };
 }
 

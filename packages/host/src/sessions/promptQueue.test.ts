@@ -2,18 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { SidecarRequest } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
-import { recordingLogger } from '../logging/runtimeLogger.ts';
-import {
-  createFakeSidecar,
-  defaultHandler,
-  type FakeHandler,
-  type FakeSidecar,
-} from '../sidecar/fakeSidecarConnection.ts';
-import { SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
+import { defaultHandler, type FakeHandler } from '../sidecar/fakeSidecarConnection.ts';
 import { testSession, testTurn } from '../store/testRecords.ts';
-import { HostSession } from './hostSession.ts';
 import { decideEdit, decideRun, mustWait, nextQueued, pausesOnCancel } from './promptQueue.ts';
 import { FakeLedger } from './testing/fakeLedger.ts';
+import { sessionHarness } from './testing/sessionHarness.ts';
 
 /* *Stop must stop*: the prompt queue's state machine, over a real SidecarSupervisor, a scripted sidecar and an in-memory ledger. */
 
@@ -31,29 +24,7 @@ const cancelEndsTheTurn: FakeHandler = (request, fake) => {
 };
 
 function harness(ledger = new FakeLedger(testSession('s1')), handler: FakeHandler = cancelEndsTheTurn) {
-  const logger = recordingLogger();
-  const sidecars: FakeSidecar[] = [];
-  const supervisor = new SidecarSupervisor({
-    logger,
-    exitReportGraceMs: 50,
-    spawn: async () => {
-      const fake = createFakeSidecar(handler);
-      sidecars.push(fake);
-      return fake;
-    },
-  });
-  let next = ledger.turns.size;
-  const session = new HostSession(ledger, {
-    sidecar: supervisor,
-    store: ledger.store,
-    logger,
-    now: () => 1_000,
-    newId: () => `id-${++next}`,
-  });
-  supervisor.onSessionEvent((sessionId, event) => {
-    if (sessionId === session.id) session.onSidecarEvent(event);
-  });
-  supervisor.onExit((report) => session.onSidecarExit(report));
+  const { session, sidecars, close } = sessionHarness({ ledger, handler });
   const execs = (): string[] =>
     sidecars.flatMap((fake) =>
       fake.requests.filter((r: SidecarRequest) => r.type === 'exec').map((r) => String(r.payload.turnId)),
@@ -76,7 +47,7 @@ function harness(ledger = new FakeLedger(testSession('s1')), handler: FakeHandle
   };
   const status = (turnId: string) => ledger.turn(turnId)?.status;
   const paused = () => ledger.queuedTurns().map((turn) => [turn.prompt, turn.paused] as const);
-  return { ledger, session, execs, execPrompts, complete, status, paused, close: () => supervisor.close() };
+  return { ledger, session, execs, execPrompts, complete, status, paused, close };
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
