@@ -80,6 +80,17 @@ export const agentTaskSchema = z.object({
 export type AgentTask = z.output<typeof agentTaskSchema>;
 
 /** A `run_in_background` command: the call completes at launch, the process keeps running. */
+/** Task statuses (a background command's, an Agent task's) after which it runs no more. */
+export const endedTaskStatuses: ReadonlySet<string> = new Set([
+  'completed',
+  'failed',
+  'stopped',
+  'killed',
+  'canceled',
+  'cancelled',
+  'error',
+]);
+
 export const backgroundProcessSchema = z.object({
   taskId: z.string().nullable(),
   status: z.string(),

@@ -123,6 +123,13 @@ export const sessionDetailSchema = sessionSummarySchema.extend({
 });
 export type SessionDetail = z.output<typeof sessionDetailSchema>;
 
+/** The model choice among a session's config options (Claude Code's model catalogue); undefined before it reported one. */
+export function modelOptionOf<T extends { readonly id: string; readonly category?: string | undefined }>(
+  options: readonly T[],
+): T | undefined {
+  return options.find((option) => option.id === 'model' || option.category === 'model');
+}
+
 /** Background work still running: a delegated Agent task or a `run_in_background` command. */
 export const backgroundTaskSchema = z.object({
   tool_use_id: z.string(),

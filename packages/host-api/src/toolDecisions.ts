@@ -11,6 +11,12 @@ const refusals: ReadonlySet<string> = new Set(['reject', 'reject_once', 'deny', 
 
 const isRefusal = (answer: InteractionAnswer): boolean => refusals.has(answer.action) || refusals.has(answer.optionId);
 
+/** The person refused the call: an approval denied, a question skipped, a plan sent back. */
+export function isRefusedDecision(decision: Pick<ToolDecision, 'choice'> | null): boolean {
+  const choice = decision?.choice;
+  return choice === 'denied' || choice === 'skipped' || choice === 'kept_planning';
+}
+
 /** The decision of `interaction`, resolved with `answer` (null: superseded) at `decidedAt`. */
 export function toolDecisionOf(
   interaction: Pick<Interaction, 'requestId' | 'kind' | 'input' | 'options' | 'resolution'>,

@@ -1,4 +1,4 @@
-import type { TurnUsage } from '@outrigger/host-api';
+import { modelOptionOf, type TurnUsage } from '@outrigger/host-api';
 import type { SessionRecord } from '../store/records.ts';
 import type { ProjectionDraft } from './projectionDraft.ts';
 
@@ -16,7 +16,7 @@ export function sessionState(
   const session = d.session;
   const configOptions = payload.configOptions ?? session.configOptions;
   // `model` is the user's selection (protocol 10); the model Claude Code runs is the option's effectiveValue.
-  const effectiveModel = modelOf(configOptions)?.effectiveValue ?? payload.model ?? session.effectiveModel;
+  const effectiveModel = modelOptionOf(configOptions)?.effectiveValue ?? payload.model ?? session.effectiveModel;
   const same =
     session.providerSessionId === payload.providerSessionId &&
     session.effectiveModel === effectiveModel &&
@@ -41,10 +41,6 @@ export function sessionState(
       },
     });
   }
-}
-
-function modelOf(options: SessionRecord['configOptions']): SessionRecord['configOptions'][number] | undefined {
-  return options.find((option) => option.id === 'model' || option.category === 'model');
 }
 
 /** The session's slash commands as Claude Code last listed them (kept, so `/` lists them before the next start). */

@@ -2,7 +2,9 @@ import {
   type AgentTask,
   type BackgroundTask,
   type ContentBlock,
+  endedTaskStatuses,
   hostLimits,
+  isRefusedDecision,
   type ToolDecision,
   type ToolOutcome,
   type ToolResultBlock,
@@ -34,17 +36,6 @@ import { previewToolResult } from './views.ts';
  * rank, the file change, live output, delegated (Agent) tasks on their call, and the session's
  * background work (Agent tasks and background commands still running).
  */
-
-/** Task statuses after which a delegated task no longer runs. */
-const endedTaskStatuses: ReadonlySet<string> = new Set([
-  'completed',
-  'failed',
-  'stopped',
-  'killed',
-  'canceled',
-  'cancelled',
-  'error',
-]);
 
 const preview = (text: string): string => text.slice(0, hostLimits.toolResultPreviewChars);
 
@@ -142,8 +133,8 @@ export function recordDecision(d: ProjectionDraft, toolUseId: string, decision: 
   // An answer beats a later "not answered" of the same call (a second request superseded at the turn's end).
   if (decision.choice === 'not_answered' && tool.decision !== null && tool.decision.choice !== 'not_answered') return;
   if (JSON.stringify(tool.decision) === JSON.stringify(decision)) return;
-  const denied = decision.choice === 'denied' || decision.choice === 'skipped' || decision.choice === 'kept_planning';
-  const outcome = tool.status !== 'running' && denied && tool.outcome === 'failed' ? 'denied' : tool.outcome;
+  const outcome =
+    tool.status !== 'running' && isRefusedDecision(decision) && tool.outcome === 'failed' ? 'denied' : tool.outcome;
   updateToolBlock(d, row, { ...tool, decision, outcome });
 }
 

@@ -1,10 +1,11 @@
-import type {
-  FileChange,
-  ResultSource,
-  ToolDecision,
-  ToolOutcome,
-  ToolResultBlock,
-  ToolUseBlock,
+import {
+  type FileChange,
+  isRefusedDecision,
+  type ResultSource,
+  type ToolDecision,
+  type ToolOutcome,
+  type ToolResultBlock,
+  type ToolUseBlock,
 } from '@outrigger/host-api';
 import type { ToolCall } from '@outrigger/protocol';
 
@@ -200,8 +201,7 @@ export function outcomeOfResult(
 ): ToolOutcome {
   if (context.previous === 'timed_out') return 'timed_out';
   if (!failed) return 'completed';
-  const choice = context.decision?.choice;
-  if (choice === 'denied' || choice === 'skipped' || choice === 'kept_planning') return 'denied';
+  if (isRefusedDecision(context.decision)) return 'denied';
   if (context.turnCanceled || result.content.startsWith(interruptedToolText)) return 'canceled';
   return result.resultSource === 'synthesized' ? 'stopped' : 'failed';
 }

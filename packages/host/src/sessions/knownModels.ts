@@ -1,4 +1,4 @@
-import type { ModelCatalogue } from '@outrigger/host-api';
+import { type ModelCatalogue, modelOptionOf } from '@outrigger/host-api';
 import type { SessionRecord } from '../store/records.ts';
 
 /**
@@ -9,9 +9,7 @@ import type { SessionRecord } from '../store/records.ts';
 export function knownModels(sessions: readonly SessionRecord[]): ModelCatalogue {
   let newest: { session: SessionRecord; models: ModelCatalogue['models'] } | undefined;
   for (const session of sessions) {
-    const option = session.configOptions.find(
-      (candidate) => candidate.id === 'model' || candidate.category === 'model',
-    );
+    const option = modelOptionOf(session.configOptions);
     if (option === undefined || option.options.length === 0) continue;
     if (newest === undefined || session.updatedAt > newest.session.updatedAt)
       newest = { session, models: option.options };

@@ -1,4 +1,4 @@
-import type { ToolUseBlock } from '@outrigger/host-api';
+import { endedTaskStatuses, type ToolUseBlock } from '@outrigger/host-api';
 import type { SessionViewState } from './sessionState.ts';
 
 /**
@@ -16,17 +16,6 @@ export interface FinishedJob {
   /** What the task said it did, when it said (Agent tasks). */
   readonly summary: string | null;
 }
-
-/** Statuses after which a job runs no more (the host's `endedTaskStatuses`). */
-const endedStatuses: ReadonlySet<string> = new Set([
-  'completed',
-  'failed',
-  'stopped',
-  'killed',
-  'canceled',
-  'cancelled',
-  'error',
-]);
 
 /** The session's ended background jobs, newest first; a job the host still lists as running is not one. */
 export function finishedBackgroundJobs(
@@ -49,7 +38,7 @@ function finishedJobOf(tool: ToolUseBlock): FinishedJob | undefined {
     return typeof description === 'string' && description.trim() !== '' ? description : fallback;
   };
   if (tool.background !== null && tool.callType === 'command') {
-    if (!endedStatuses.has(tool.background.status)) return undefined;
+    if (!endedTaskStatuses.has(tool.background.status)) return undefined;
     const command = typeof tool.input.command === 'string' ? tool.input.command : 'Command';
     return {
       toolUseId: tool.id,
@@ -60,7 +49,7 @@ function finishedJobOf(tool: ToolUseBlock): FinishedJob | undefined {
     };
   }
   if (tool.agentTask !== null) {
-    if (!endedStatuses.has(tool.agentTask.status)) return undefined;
+    if (!endedTaskStatuses.has(tool.agentTask.status)) return undefined;
     return {
       toolUseId: tool.id,
       kind: 'agent',

@@ -1,4 +1,10 @@
-import { type EffortLevel, effortLevels, type PatchSettingsBody, type SessionDetail } from '@outrigger/host-api';
+import {
+  type EffortLevel,
+  effortLevels,
+  modelOptionOf,
+  type PatchSettingsBody,
+  type SessionDetail,
+} from '@outrigger/host-api';
 import { useEffect, useRef, useState } from 'react';
 import { type ContextWindow, nextContextReading } from '../data/contextReading.ts';
 import { formatCost, formatTokens, messageOf } from '../data/format.ts';
@@ -37,7 +43,7 @@ export function SettingsBar({
       },
     );
   };
-  const modelOption = session.configOptions.find((option) => option.id === 'model' || option.category === 'model');
+  const modelOption = modelOptionOf(session.configOptions);
   const reported = modelOption?.options ?? [];
   // Before Claude Code reported this session's models, those it reported to the newest session.
   const known = useKnownModels(reported.length === 0);
