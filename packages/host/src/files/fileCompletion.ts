@@ -1,9 +1,10 @@
 import { lstat, readdir, readFile, realpath } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
 import type { FileCompletion, FileCompletionEntry } from '@outrigger/host-api';
 import { GitError, runGit } from '../git/runGit.ts';
 import { HostError } from '../hostError.ts';
 import { GitignoreRules } from './gitignoreRules.ts';
+import { isInside } from './pathContainment.ts';
 
 export interface FileCompletionOptions {
   /** Entries offered at most. */
@@ -149,12 +150,11 @@ function rank(entries: readonly FileCompletionEntry[], query: string): FileCompl
 
 /** The entry's resolved real path is the directory or inside it (a symlink out, or a dangling one, is not). */
 async function staysInside(root: string, relative: string): Promise<boolean> {
-  const within = (path: string) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
   const absolute = join(root, relative);
-  if (!within(absolute)) return false;
+  if (!isInside(absolute, root)) return false;
   try {
     await lstat(absolute);
-    return within(await realpath(absolute));
+    return isInside(await realpath(absolute), root);
   } catch {
     return false;
   }

@@ -1,6 +1,7 @@
-import { realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { isAbsolute, join } from 'node:path';
+import { isDirectory, isInside, realRoots } from '../files/pathContainment.ts';
 import { HostError } from '../hostError.ts';
 
 /** The field's name as the person sees it, in every message about it. */
@@ -37,12 +38,7 @@ export async function resolveSessionCwd(
   } catch {
     throw cwdInvalid(`${expanded} does not exist`);
   }
-  if (
-    !(await stat(resolved).then(
-      (info) => info.isDirectory(),
-      () => false,
-    ))
-  ) {
+  if (!(await isDirectory(resolved))) {
     throw cwdInvalid(`${expanded} is not a directory`);
   }
   if (allowRoots.length === 0) return resolved;
@@ -52,18 +48,6 @@ export async function resolveSessionCwd(
     `${LABEL}: ${expanded} is outside the directories this host may use (${allowRoots.join(', ')})`,
     [{ path: 'cwd', message: `${expanded} is outside the allowed directories` }],
   );
-}
-
-/** The roots that exist, symlinks resolved (a root that is missing allows nothing). */
-export async function realRoots(roots: readonly string[]): Promise<string[]> {
-  const resolved = await Promise.all(roots.map((root) => realpath(root).catch(() => undefined)));
-  return resolved.filter((root): root is string => root !== undefined);
-}
-
-/** `path` is `root` or below it (both resolved). A sibling with the same prefix (`/a/bc` for `/a/b`) is not. */
-export function isInside(path: string, root: string): boolean {
-  const rest = relative(root, path);
-  return rest === '' || (!rest.startsWith(`..${sep}`) && rest !== '..' && !isAbsolute(rest));
 }
 
 function cwdInvalid(message: string): HostError {

@@ -1,9 +1,10 @@
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { type DirectoryCompletion, type DirectoryEntry, hostLimits, type RecentDirectory } from '@outrigger/host-api';
+import { isDirectory, isInside, realRoots } from '../files/pathContainment.ts';
 import { HostError } from '../hostError.ts';
 import type { HostStoreReader } from '../store/hostStore.ts';
-import { expandHome, isInside, realRoots, resolveSessionCwd } from './cwdPolicy.ts';
+import { expandHome, resolveSessionCwd } from './cwdPolicy.ts';
 
 /**
  * Completion of the working directory field (`GET /api/directories?prefix=`). Default-deny: only
@@ -52,13 +53,7 @@ export async function completeDirectory(
     // The entry's own real path decides: a link out of the roots (or to a file) is not offered.
     const real = await realpath(join(directory, entry.name)).catch(() => undefined);
     if (real === undefined || placeOf(real, allowed) === 'outside') continue;
-    if (
-      !(await stat(real).then(
-        (info) => info.isDirectory(),
-        () => false,
-      ))
-    )
-      continue;
+    if (!(await isDirectory(real))) continue;
     if (entries.length === hostLimits.directoryEntriesMax) {
       truncated = true;
       break;
