@@ -127,6 +127,8 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
     [stores.changes, blockedReason],
   );
   const items = useMemo(() => timeline(view), [view]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the jobs are read from the rows, their order and the running list
+  const finishedJobs = useMemo(() => finishedBackgroundJobs(view), [view.rows, view.order, view.backgroundTasks]);
   const pendingSends = useMemo(() => unsettled(outgoing, view), [outgoing, view]);
   const sendIds = useMemo(() => pendingSends.map((item) => item.clientMessageId), [pendingSends]);
   const rerun = useRerun(store, view);
@@ -370,7 +372,7 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
             <WorktreePanel store={stores.worktree} worktree={session.worktree} blockedReason={blockedReason} />
           )}
           <TaskPanel tasks={view.tasks} actions={taskActions} closed={session.closed} />
-          <BackgroundWork tasks={view.backgroundTasks} finished={finishedBackgroundJobs(view)} />
+          <BackgroundWork tasks={view.backgroundTasks} finished={finishedJobs} />
           <FilesChangedPanel />
         </aside>
         {rewinding !== null && <RewindDialog turnId={rewinding} view={view} onClose={() => setRewinding(null)} />}

@@ -248,21 +248,21 @@ export class SqliteHostStore implements HostStore {
     // LIKE with an escape character: the text is matched literally (`%` and `_` are no wildcards).
     const pattern = `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
     const where = sessionWhere(filter);
+    // The newest matching prompt comes with its session (id and text as one JSON pair): one query, not one per hit.
     const rows = this.#statement(
       `SELECT ${selectColumns(sessionMapping)},
-         (SELECT t.id FROM turns t WHERE t.session_id = s.id AND t.prompt LIKE ?1 ESCAPE '\\'
-          ORDER BY t.ordinal DESC LIMIT 1) AS hit_turn_id
+         (SELECT json_array(t.id, t.prompt) FROM turns t WHERE t.session_id = s.id AND t.prompt LIKE ?1 ESCAPE '\\'
+          ORDER BY t.ordinal DESC LIMIT 1) AS hit_prompt
        FROM sessions s
-       WHERE ${where === '' ? '' : `${where} AND `}(s.title LIKE ?1 ESCAPE '\\' OR hit_turn_id IS NOT NULL)
+       WHERE ${where === '' ? '' : `${where} AND `}(s.title LIKE ?1 ESCAPE '\\' OR hit_prompt IS NOT NULL)
        ORDER BY s.created_at DESC, s.id DESC LIMIT ?2`,
     ).all(pattern, limit);
     return rows.map((row) => {
       const session = sessionMapping.fromRow(row);
-      const turnId = row.hit_turn_id as string | null;
       const titleHit = session.title.toLowerCase().includes(text.toLowerCase());
-      if (titleHit || turnId === null) return { session, prompt: null };
-      const turn = this.#statement('SELECT prompt FROM turns WHERE session_id = ? AND id = ?').get(session.id, turnId);
-      return { session, prompt: { turnId, text: String(turn?.prompt ?? '') } };
+      if (titleHit || row.hit_prompt === null) return { session, prompt: null };
+      const [turnId, prompt] = JSON.parse(String(row.hit_prompt)) as [string, string | null];
+      return { session, prompt: { turnId, text: prompt ?? '' } };
     });
   }
 
