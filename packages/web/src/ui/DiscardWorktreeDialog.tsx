@@ -2,7 +2,7 @@ import type { WorktreeStatus } from '@outrigger/host-api';
 import { useRef } from 'react';
 import { filesChangedText } from '../data/changedFiles.ts';
 import { useAction } from './hooks.ts';
-import { ModalDialog } from './ModalDialog.tsx';
+import { ConfirmActions, ModalDialog } from './ModalDialog.tsx';
 
 /** The one worktree action that cannot be taken back asks first, and says what it deletes. */
 export function DiscardWorktreeDialog({
@@ -28,29 +28,20 @@ export function DiscardWorktreeDialog({
           : ''}
         . The session closes. This cannot be undone.
       </p>
-      {error !== null && (
-        <p className="composer-error" role="alert">
-          Could not discard: {error}
-        </p>
-      )}
-      <div className="dialog-actions">
-        <button type="button" className="btn" onClick={() => dialog.current?.close()}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="btn btn-danger"
-          disabled={busy}
-          onClick={() =>
-            run(async () => {
-              await discard();
-              dialog.current?.close();
-            })
-          }
-        >
-          {busy ? 'Discarding…' : 'Discard worktree'}
-        </button>
-      </div>
+      <ConfirmActions
+        dialogRef={dialog}
+        error={error}
+        failedPrefix="Could not discard: "
+        busy={busy}
+        label="Discard worktree"
+        busyLabel="Discarding…"
+        onConfirm={() =>
+          run(async () => {
+            await discard();
+            dialog.current?.close();
+          })
+        }
+      />
     </ModalDialog>
   );
 }

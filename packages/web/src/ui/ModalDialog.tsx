@@ -41,3 +41,48 @@ export function ModalDialog({
     </dialog>
   );
 }
+
+/**
+ * The end of a dialog that asks before an act that cannot be taken back: why the last try failed, Cancel
+ * (closes the dialog), any other way out (`children`), and the act itself, marked as dangerous.
+ */
+export function ConfirmActions({
+  dialogRef,
+  error,
+  failedPrefix = '',
+  busy,
+  label,
+  busyLabel,
+  onConfirm,
+  children,
+}: {
+  dialogRef: RefObject<HTMLDialogElement | null>;
+  error: string | null;
+  /** Said before the error (`Could not delete: `). */
+  failedPrefix?: string;
+  busy: boolean;
+  label: string;
+  busyLabel: string;
+  onConfirm: () => void;
+  children?: ReactNode;
+}) {
+  return (
+    <>
+      {error !== null && (
+        <p className="composer-error" role="alert">
+          {failedPrefix}
+          {error}
+        </p>
+      )}
+      <div className="dialog-actions">
+        <button type="button" className="btn" onClick={() => dialogRef.current?.close()}>
+          Cancel
+        </button>
+        {children}
+        <button type="button" className="btn btn-danger" disabled={busy} onClick={onConfirm}>
+          {busy ? busyLabel : label}
+        </button>
+      </div>
+    </>
+  );
+}

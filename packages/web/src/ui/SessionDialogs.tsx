@@ -3,7 +3,7 @@ import { useRef, useState } from 'react';
 import { useServices } from './appContext.ts';
 import { CopyButton } from './CopyButton.tsx';
 import { useAction } from './hooks.ts';
-import { ModalDialog } from './ModalDialog.tsx';
+import { ConfirmActions, ModalDialog } from './ModalDialog.tsx';
 
 /*
  * The session actions that cannot be taken back ask first. Close is confirmed rather than made undoable:
@@ -29,27 +29,18 @@ export function CloseSessionDialog({ session, onClose }: { session: SessionSumma
         turn to go on. Closing cannot be undone.
       </p>
       <p className="small muted">To only take it out of the list, archive it: you can restore it any time.</p>
-      {error !== null && (
-        <p className="composer-error" role="alert">
-          {error}
-        </p>
-      )}
-      <div className="dialog-actions">
-        <button type="button" className="btn" onClick={() => dialog.current?.close()}>
-          Cancel
-        </button>
+      <ConfirmActions
+        dialogRef={dialog}
+        error={error}
+        busy={busy}
+        label="Close session"
+        busyLabel="Working…"
+        onConfirm={() => act(() => host.close(session.id))}
+      >
         <button type="button" className="btn" disabled={busy} onClick={() => act(() => host.archive(session.id, true))}>
           Archive instead
         </button>
-        <button
-          type="button"
-          className="btn btn-danger"
-          disabled={busy}
-          onClick={() => act(() => host.close(session.id))}
-        >
-          {busy ? 'Working…' : 'Close session'}
-        </button>
-      </div>
+      </ConfirmActions>
     </ModalDialog>
   );
 }
@@ -105,29 +96,20 @@ export function DeleteSessionDialog({
         <code className="code-inline">~/.claude/projects</code>. Outrigger does not delete it; once this session is
         deleted you get the command that does.
       </p>
-      {error !== null && (
-        <p className="composer-error" role="alert">
-          Could not delete: {error}
-        </p>
-      )}
-      <div className="dialog-actions">
-        <button type="button" className="btn" onClick={() => dialog.current?.close()}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="btn btn-danger"
-          disabled={busy}
-          onClick={() =>
-            run(async () => {
-              setDeleted(await host.deleteSession(session.id));
-              onDeleted();
-            })
-          }
-        >
-          {busy ? 'Deleting…' : 'Delete session'}
-        </button>
-      </div>
+      <ConfirmActions
+        dialogRef={dialog}
+        error={error}
+        failedPrefix="Could not delete: "
+        busy={busy}
+        label="Delete session"
+        busyLabel="Deleting…"
+        onConfirm={() =>
+          run(async () => {
+            setDeleted(await host.deleteSession(session.id));
+            onDeleted();
+          })
+        }
+      />
     </ModalDialog>
   );
 }
