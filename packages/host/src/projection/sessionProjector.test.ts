@@ -342,8 +342,8 @@ test('a failed or canceled turn interrupts its streaming text and closes every o
   assert.equal(h.projector.session.lastError, null);
 });
 
-test('the sidecar exiting fails every running turn, supersedes what is pending and clears background work', () => {
-  const h = new Harness();
+/** Turn `t1` runs a Bash call `tu` whose approval `r1` waits for the person. */
+function pendingApproval(h: Harness, command: string): void {
   h.acceptedTurn('t1');
   h.sidecar('tool_started', call('t1', 'tu'));
   h.sidecar('approval_requested', {
@@ -351,10 +351,15 @@ test('the sidecar exiting fails every running turn, supersedes what is pending a
     requestId: 'r1',
     toolCallId: 'tu',
     toolName: 'Bash',
-    input: { command: 'rm -rf build' },
+    input: { command },
     options: [{ kind: 'allow_once', name: 'Allow', optionId: 'allow' }],
     toolCall: { toolCallId: 'tu', name: 'Bash', title: 'Bash', toolName: 'Bash', input: {} },
   });
+}
+
+test('the sidecar exiting fails every running turn, supersedes what is pending and clears background work', () => {
+  const h = new Harness();
+  pendingApproval(h, 'rm -rf build');
   assert.equal(h.projector.session.status, 'needs_input');
   const exit = h.run((p, now) =>
     p.project(
@@ -377,17 +382,7 @@ test('the sidecar exiting fails every running turn, supersedes what is pending a
 test('a pending approval a clean stop ends says the host was stopped; one a start finds says it restarted', () => {
   for (const stopping of [true, false]) {
     const h = new Harness();
-    h.acceptedTurn('t1');
-    h.sidecar('tool_started', call('t1', 'tu'));
-    h.sidecar('approval_requested', {
-      turnId: 't1',
-      requestId: 'r1',
-      toolCallId: 'tu',
-      toolName: 'Bash',
-      input: { command: 'ls' },
-      options: [{ kind: 'allow_once', name: 'Allow', optionId: 'allow' }],
-      toolCall: { toolCallId: 'tu', name: 'Bash', title: 'Bash', toolName: 'Bash', input: {} },
-    });
+    pendingApproval(h, 'ls');
     h.run((p, now) => p.project({ type: 'recoverAfterRestart', stopping }, now));
     assert.equal(h.projector.interaction('r1')?.status, 'superseded');
     assert.equal(h.projector.interaction('r1')?.resolution, stopping ? 'host_stopped' : 'host_restarted');
