@@ -139,12 +139,8 @@ export function endEverything(
     if (interaction.status === 'pending') supersedeInteraction(d, interaction, resolution);
   }
   for (const turn of [...d.allTurns()]) if (turn.status === 'running') endTurn(d, turn, ending);
-  const reason =
-    resolution === 'sidecar_exited'
-      ? 'the sidecar exited'
-      : ending.status === 'interrupted'
-        ? hostEndReason(ending.error)
-        : 'the host restarted';
+  // The host's end interrupts (`recoverAfterRestart`); the sidecar's exit fails.
+  const reason = ending.status === 'interrupted' ? hostEndReason(ending.error) : 'the sidecar exited';
   clearBackground(d, reason, 'stopped');
   for (const row of [...d.allMessages()]) {
     if (row.status === 'streaming' && row.role === 'assistant' && toolBlockOf(row) === undefined) {
