@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { claudeSessionSdk, type SessionSdk } from './sessionSdk.ts';
+import { type ClaudeHistorySdk, claudeSessionSdk, type SessionSdk } from './sessionSdk.ts';
 import type { SessionSdkCall, SessionSdkReply } from './sessionSdkWorker.ts';
 
 /** A worker loads the whole SDK (~150 ms CPU), so it is kept for a while: the identity barrier retries. */
@@ -28,9 +28,9 @@ class ConfigDirWorker {
   #nextId = 0;
   #idleTimer: NodeJS.Timeout | undefined;
 
-  constructor(claudeConfigDir: string, onRetire: () => void) {
+  constructor(claudeConfigDir: string, workerUrl: URL, onRetire: () => void) {
     this.#onRetire = onRetire;
-    this.#worker = new Worker(WORKER_URL, {
+    this.#worker = new Worker(workerUrl, {
       env: { ...process.env, CLAUDE_CONFIG_DIR: claudeConfigDir },
     });
     this.#worker.unref();
@@ -76,14 +76,15 @@ class ConfigDirWorker {
 
 const workers = new Map<string, ConfigDirWorker>();
 
-function workerFor(claudeConfigDir: string): ConfigDirWorker {
-  let worker = workers.get(claudeConfigDir);
+function workerFor(claudeConfigDir: string, workerUrl = WORKER_URL): ConfigDirWorker {
+  const key = `${workerUrl.href}\0${claudeConfigDir}`;
+  let worker = workers.get(key);
   if (!worker) {
-    const created = new ConfigDirWorker(claudeConfigDir, () => {
-      if (workers.get(claudeConfigDir) === created) workers.delete(claudeConfigDir);
+    const created = new ConfigDirWorker(claudeConfigDir, workerUrl, () => {
+      if (workers.get(key) === created) workers.delete(key);
     });
     worker = created;
-    workers.set(claudeConfigDir, worker);
+    workers.set(key, worker);
   }
   return worker;
 }
@@ -108,4 +109,23 @@ export function sessionSdkForConfigDir(claudeConfigDir: string | undefined): Ses
   const dir = claudeConfigDir?.trim();
   if (!dir || dir === process.env.CLAUDE_CONFIG_DIR?.trim()) return claudeSessionSdk;
   return configDirSessionSdk(dir);
+}
+
+/**
+ * Every SDK session function a history browser needs, evaluated in a worker thread under `claudeConfigDir`: a
+ * listing parses hundreds of transcripts, which must not stall the caller's event loop. `workerUrl` is for a
+ * caller that bundles this module elsewhere: the worker file stays beside the sidecar's built entry
+ * (`dist/sessionSdkWorker.js`).
+ */
+export function claudeHistorySdk(claudeConfigDir: string, workerUrl?: URL): ClaudeHistorySdk {
+  const call = (method: Method, args: unknown[]) => workerFor(claudeConfigDir, workerUrl).call(method, args);
+  type Sdk = ClaudeHistorySdk;
+  return {
+    getSessionMessages: (...args) => call('getSessionMessages', args) as ReturnType<Sdk['getSessionMessages']>,
+    getSessionInfo: (...args) => call('getSessionInfo', args) as ReturnType<Sdk['getSessionInfo']>,
+    forkSession: (...args) => call('forkSession', args) as ReturnType<Sdk['forkSession']>,
+    listSessions: (...args) => call('listSessions', args) as ReturnType<Sdk['listSessions']>,
+    getSubagentMessages: (...args) => call('getSubagentMessages', args) as ReturnType<Sdk['getSubagentMessages']>,
+    listSubagents: (...args) => call('listSubagents', args) as ReturnType<Sdk['listSubagents']>,
+  };
 }

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { sessionSdkForConfigDir } from './configDirSessionSdk.ts';
+import { claudeHistorySdk, sessionSdkForConfigDir } from './configDirSessionSdk.ts';
 import { claudeSessionSdk } from './sessionSdk.ts';
 
 const SESSION = '33333333-3333-4333-8333-333333333333';
@@ -75,4 +75,22 @@ test('SDK errors cross the worker with their name and exact message', { timeout:
     name: 'TelemetrySafeError',
     message: `Message gone not found in session ${SESSION}`,
   });
+});
+
+test('the history functions list and read another config dir from a worker', { timeout: 30_000 }, async () => {
+  const sdk = claudeHistorySdk(configDir);
+  const [sessions, subagents] = await Promise.all([sdk.listSessions(), sdk.listSubagents(SESSION, { dir: cwd })]);
+  assert.deepEqual(
+    sessions.map((session) => [session.sessionId, session.cwd, session.firstPrompt]),
+    [[SESSION, cwd, 'hello']],
+  );
+  assert.deepEqual(subagents, []);
+  assert.deepEqual(await sdk.getSubagentMessages(SESSION, 'no-such-agent', { dir: cwd }), []);
+});
+
+test('a history reader given a worker file that does not exist fails its calls, not the process', {
+  timeout: 30_000,
+}, async () => {
+  const missing = new URL('./no-such-worker.js', import.meta.url);
+  await assert.rejects(claudeHistorySdk(configDir, missing).listSessions());
 });

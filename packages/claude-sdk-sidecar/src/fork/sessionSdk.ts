@@ -3,6 +3,9 @@ import type {
   ForkSessionResult,
   GetSessionInfoOptions,
   GetSessionMessagesOptions,
+  GetSubagentMessagesOptions,
+  ListSessionsOptions,
+  ListSubagentsOptions,
   SDKSessionInfo,
   SessionMessage,
 } from '@anthropic-ai/claude-agent-sdk';
@@ -13,6 +16,17 @@ export interface SessionSdk {
   getSessionMessages(sessionId: string, options?: GetSessionMessagesOptions): Promise<SessionMessage[]>;
   getSessionInfo(sessionId: string, options?: GetSessionInfoOptions): Promise<SDKSessionInfo | undefined>;
   forkSession(sessionId: string, options?: ForkSessionOptions): Promise<ForkSessionResult>;
+}
+
+/** The session functions a history browser adds: every session of a config dir, and the subagents' transcripts. */
+export interface ClaudeHistorySdk extends SessionSdk {
+  listSessions(options?: ListSessionsOptions): Promise<SDKSessionInfo[]>;
+  getSubagentMessages(
+    sessionId: string,
+    agentId: string,
+    options?: GetSubagentMessagesOptions,
+  ): Promise<SessionMessage[]>;
+  listSubagents(sessionId: string, options?: ListSubagentsOptions): Promise<string[]>;
 }
 
 /** The SDK functions as they are: they read transcripts under this process's `CLAUDE_CONFIG_DIR`. */

@@ -1,10 +1,23 @@
 import { parentPort } from 'node:worker_threads';
-import { forkSession, getSessionInfo, getSessionMessages } from '@anthropic-ai/claude-agent-sdk';
+import {
+  forkSession,
+  getSessionInfo,
+  getSessionMessages,
+  getSubagentMessages,
+  listSessions,
+  listSubagents,
+} from '@anthropic-ai/claude-agent-sdk';
 
 /** Runs the SDK session APIs under the `CLAUDE_CONFIG_DIR` this worker was started with. */
 export interface SessionSdkCall {
   id: number;
-  method: 'getSessionMessages' | 'getSessionInfo' | 'forkSession';
+  method:
+    | 'getSessionMessages'
+    | 'getSessionInfo'
+    | 'forkSession'
+    | 'listSessions'
+    | 'getSubagentMessages'
+    | 'listSubagents';
   args: unknown[];
 }
 
@@ -12,10 +25,14 @@ export type SessionSdkReply =
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; error: { name: string; message: string } };
 
-const methods = { getSessionMessages, getSessionInfo, forkSession } as Record<
-  SessionSdkCall['method'],
-  (...args: unknown[]) => Promise<unknown>
->;
+const methods = {
+  getSessionMessages,
+  getSessionInfo,
+  forkSession,
+  listSessions,
+  getSubagentMessages,
+  listSubagents,
+} as Record<SessionSdkCall['method'], (...args: unknown[]) => Promise<unknown>>;
 
 parentPort?.on('message', async ({ id, method, args }: SessionSdkCall) => {
   let reply: SessionSdkReply;
