@@ -23,6 +23,10 @@ export const hostErrorCodes = [
   'conflict',
   /** 409: the session was closed (`DELETE`); its history can be read and forked, not continued. */
   'session_closed',
+  /** 409: the Claude Code transcript changed in the last minutes (it may be open in a terminal): fork it, or resume with `force`. */
+  'history_in_use',
+  /** 409: an Outrigger session already resumes that Claude Code session; `sessionId` names it. */
+  'already_continued',
   /** 410: the interaction can no longer be answered (superseded by a cancel, a restart or a time-out). */
   'gone',
   /** 413: the body is larger than the route accepts. */
@@ -52,6 +56,8 @@ export const hostErrorBodySchema = z.object({
     code: z.enum(hostErrorCodes),
     message: z.string(),
     details: z.array(hostErrorDetailSchema).optional(),
+    /** `already_continued`: the Outrigger session that already continues it. */
+    sessionId: z.string().optional(),
   }),
 });
 export type HostErrorBody = z.output<typeof hostErrorBodySchema>;
@@ -67,6 +73,8 @@ export const hostErrorStatus: Readonly<Record<HostErrorCode, number>> = {
   method_not_allowed: 405,
   conflict: 409,
   session_closed: 409,
+  history_in_use: 409,
+  already_continued: 409,
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,

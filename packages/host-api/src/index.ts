@@ -6,6 +6,7 @@ export * from './directories.ts';
 export * from './errors.ts';
 export * from './events/hostEvents.ts';
 export * from './events/sessionEvents.ts';
+export * from './history.ts';
 export * from './interactions.ts';
 export * from './limits.ts';
 export * from './messages.ts';

@@ -214,7 +214,11 @@ export const contentBlockSchema = z.discriminatedUnion('type', [
 export type ContentBlock = z.output<typeof contentBlockSchema>;
 
 /** Kinds of `system` rows. */
-export const noticeKinds = ['compaction', 'partial_answer', 'error'] as const;
+/**
+ * `outside_changes`: the Claude Code transcript grew while Outrigger was not running a turn (the session was
+ * continued in a terminal); its text renders the new messages.
+ */
+export const noticeKinds = ['compaction', 'partial_answer', 'error', 'outside_changes'] as const;
 export type NoticeKind = (typeof noticeKinds)[number];
 
 export const messageViewSchema = z.object({

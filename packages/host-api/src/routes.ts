@@ -17,6 +17,13 @@ import { directoryCompletionQuerySchema, directoryCompletionSchema, recentDirect
 import type { HostErrorCode } from './errors.ts';
 import { streamQuerySchema } from './events/hostEvents.ts';
 import {
+  continueHistoryBodySchema,
+  historyListQuerySchema,
+  historyListSchema,
+  historyMessagesQuerySchema,
+  historyTranscriptSchema,
+} from './history.ts';
+import {
   answerInteractionBodySchema,
   answerInteractionResponseSchema,
   interactionListSchema,
@@ -629,6 +636,55 @@ export const hostRoutes = defineRoutes({
     produces: 'json',
     errors: ['validation_failed', 'not_found', 'store_unavailable'],
     summary: 'file paths under the session’s directory for `@`, `.gitignore` respected, never outside it',
+  },
+  listHistory: {
+    method: 'GET',
+    path: '/api/history',
+    status: 200,
+    query: historyListQuerySchema,
+    response: historyListSchema,
+    produces: 'json',
+    errors: ['validation_failed', 'store_unavailable'],
+    summary: 'Claude Code’s sessions on this machine, by project directory (under the allowed roots), searchable',
+  },
+  historyEvents: {
+    method: 'GET',
+    path: '/api/history/events',
+    status: 200,
+    produces: 'sse',
+    errors: ['validation_failed'],
+    summary: '`history_changed` whenever a transcript is added, grows or goes (not replayed)',
+  },
+  getHistoryMessages: {
+    method: 'GET',
+    path: '/api/history/:claudeSessionId/messages',
+    status: 200,
+    query: historyMessagesQuerySchema,
+    response: historyTranscriptSchema,
+    produces: 'json',
+    errors: ['validation_failed', 'not_found', 'store_unavailable'],
+    summary:
+      'a page of a Claude Code transcript, in the rows of a live session, read-only, with notes on what it skipped',
+  },
+  continueHistory: {
+    method: 'POST',
+    path: '/api/history/:claudeSessionId/continue',
+    status: 201,
+    body: continueHistoryBodySchema,
+    response: createSessionResponseSchema,
+    produces: 'json',
+    errors: [
+      'bad_request',
+      'validation_failed',
+      'not_found',
+      'history_in_use',
+      'already_continued',
+      'payload_too_large',
+      'unsupported_media_type',
+      'sidecar_unavailable',
+      'store_unavailable',
+    ],
+    summary: 'an Outrigger session that resumes (or forks) a Claude Code session, in its directory',
   },
 });
 

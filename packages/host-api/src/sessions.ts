@@ -1,5 +1,6 @@
 import { configOptionSchema, contextWindowSchema } from '@outrigger/protocol/schemas';
 import { z } from 'zod';
+import { continuedFromSchema } from './history.ts';
 import { interactionSchema } from './interactions.ts';
 import { hostLimits } from './limits.ts';
 import { taskSchema } from './tasks.ts';
@@ -120,6 +121,13 @@ export const sessionDetailSchema = sessionSummarySchema.extend({
   usage: sessionUsageSchema,
   /** The session's own git worktree (then `cwd` is inside it); null for a session in the user's directory. */
   worktree: sessionWorktreeSchema.nullable(),
+  /**
+   * The shell command that continues this session in a terminal: `cd <cwd> && claude --resume <id>`, with
+   * `CLAUDE_CONFIG_DIR=…` first when the host's Claude Code does not use the default config dir.
+   */
+  terminalCommand: z.string(),
+  /** The Claude Code session this one continues (`POST /api/history/:claudeSessionId/continue`), or null. */
+  continuedFrom: continuedFromSchema.nullable(),
 });
 export type SessionDetail = z.output<typeof sessionDetailSchema>;
 

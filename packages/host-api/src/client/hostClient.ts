@@ -8,18 +8,22 @@ export class HostApiError extends Error {
   readonly status: number;
   readonly code: HostErrorCode | 'unexpected_response';
   readonly details: readonly HostErrorDetail[];
+  /** `already_continued`: the Outrigger session that already continues it. */
+  readonly sessionId: string | undefined;
 
   constructor(
     status: number,
     code: HostErrorCode | 'unexpected_response',
     message: string,
     details: readonly HostErrorDetail[] = [],
+    sessionId?: string,
   ) {
     super(message);
     this.name = 'HostApiError';
     this.status = status;
     this.code = code;
     this.details = details;
+    this.sessionId = sessionId;
   }
 }
 
@@ -121,8 +125,8 @@ async function errorOf(response: Response): Promise<HostApiError> {
   try {
     const parsed = hostErrorBodySchema.safeParse(JSON.parse(text));
     if (parsed.success) {
-      const { code, message, details } = parsed.data.error;
-      return new HostApiError(response.status, code, message, details);
+      const { code, message, details, sessionId } = parsed.data.error;
+      return new HostApiError(response.status, code, message, details, sessionId);
     }
   } catch {
     // not JSON: reported below
