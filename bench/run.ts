@@ -11,6 +11,7 @@ import { measureConcurrentSessions } from './concurrentSessions.ts';
 import { measureDurableEventThroughput } from './durableEventThroughput.ts';
 import type { Figure } from './figure.ts';
 import { measureFirstToken } from './firstToken.ts';
+import { measureHistory } from './historyIndex.ts';
 import { measureHostCancelLatency } from './hostCancelLatency.ts';
 import { measureHostMemory } from './hostMemory.ts';
 import { measureProjectionThroughput } from './projectionThroughput.ts';
@@ -45,6 +46,7 @@ const GROUPS = [
   'web_long_session',
   'cold_start',
   'checkpoints',
+  'history',
   'startup',
   'turn_overhead',
   'cancel',
@@ -105,6 +107,10 @@ if (runs('cold_start')) {
 if (runs('checkpoints')) {
   progress('checkpoint snapshots of 1k, 10k and 50k-file trees in a shadow git repository');
   figures.push(...(await measureCheckpointSnapshots()));
+}
+if (runs('history')) {
+  progress('Claude Code history: index, list and first page over 2,000 generated transcripts (200 MB), idle CPU');
+  figures.push(...(await measureHistory()));
 }
 
 const model = await openBenchModel();

@@ -1,4 +1,14 @@
+export { claudeConfigDir } from './config/claudeConfigDir.ts';
+export { claudeHistorySdk } from './fork/configDirSessionSdk.ts';
+export type { ClaudeHistorySdk } from './fork/sessionSdk.ts';
 export * from './process/index.ts';
+/** The tool call the live projection emits, for the host's reader of Claude Code transcripts (same cards). */
+export {
+  buildToolCallPayload,
+  createToolCallState,
+  type ToolCallState,
+  toolResultView,
+} from './projection/toolCallPayload.ts';
 export type { ClaudeQuery, QueryFactory, QueryParams } from './runtime/claudeQuery.ts';
 export type { TurnIdentityRequest, TurnIdentityResolver } from './runtime/providerTurnIdentity.ts';
 export { QueryShutdownTimeoutError } from './runtime/queryGeneration.ts';

@@ -1,9 +1,17 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type ClaudeHistorySdk, claudeConfigDir, claudeHistorySdk } from '@outrigger/claude-sdk-sidecar';
 import { CommitPublisher } from './events/commitPublisher.ts';
 import { EventHub } from './events/eventHub.ts';
+import { ClaudeHistory } from './history/claudeHistory.ts';
+import type { ClaudeHistoryReader } from './history/claudeHistoryReader.ts';
+import { HistoryService } from './history/historyService.ts';
+import { hostServiceWithHistory } from './history/hostServiceWithHistory.ts';
 import { ProjectedSessionLedgers } from './projection/projectedSessionLedger.ts';
-import { hostViews } from './projection/views.ts';
+import { terminalConfigDir } from './projection/terminalCommand.ts';
+import { hostViewsFor } from './projection/views.ts';
 import type { ServiceContext, ServiceFactory } from './service/serviceFactory.ts';
+import { sdkTranscripts } from './sessions/claudeTranscripts.ts';
 import { SessionManager } from './sessions/sessionManager.ts';
 import { hostMarkFor, reapPreviousRun } from './sidecar/processMarks.ts';
 import { spawnSidecarConnection } from './sidecar/sidecarConnection.ts';
@@ -15,14 +23,17 @@ import { SqliteHostStore } from './store/sqlite/sqliteHostStore.ts';
  * The real core behind the HTTP layer, built from the serve context: the SQLite store, the event hub and
  * its commit publisher (persist, then publish), the projection's ledgers and views, the sidecar supervisor
  * (one sidecar, spawned on first need with the model backend's environment) and the session manager, which
- * recovers what a previous run left running before the host takes requests. Closing the manager closes all
- * of it: sessions, the sidecar and its children, the streams, the store.
+ * recovers what a previous run left running before the host takes requests, and beside it Claude Code's history
+ * (`history/`). Closing it closes all of it: the history's watch, sessions, the sidecar and its children, the
+ * streams, the store.
  */
 export const createHostService: ServiceFactory = (context) => hostServiceFactory()(context);
 
 export interface HostServiceFactoryOptions {
   /** Wraps the SQLite store the core uses (the fault tests of issue 11 put a `FaultInjectingStore` around it). */
   readonly wrapStore?: (store: HostStore) => HostStore;
+  /** Claude Code's history, which sessions continue and whose transcripts they watch (default: the host's own, `history/`). */
+  readonly history?: (context: ServiceContext, store: HostStore) => ClaudeHistoryReader;
 }
 
 /** The real core's factory, with the store wrapped when the options say so. */
@@ -49,11 +60,20 @@ async function createCore(context: ServiceContext, options: HostServiceFactoryOp
       spawn: () => spawnSidecarConnection({ env: context.sidecarEnv, entry: context.sidecarEntry, hostMark }),
       logger: context.runtimeLogger,
     });
-    return await SessionManager.open({
+    const sdk = claudeHistorySdkOf(context);
+    const history = new ClaudeHistory({
+      configDir: sdk.configDir,
+      sdk: sdk.sdk,
+      store,
+      allowRoots: context.allowRoots,
+      logger: context.runtimeLogger,
+    });
+    const manager = await SessionManager.open({
       store,
       streams: hub,
       ledgers: new ProjectedSessionLedgers({ store, committer: publisher }),
-      views: hostViews,
+      // The terminal command names the config dir only when a terminal's `claude` would not use it by itself.
+      views: hostViewsFor({ configDir: terminalConfigDir(sdk.configDir) }),
       supervisor,
       logger: context.runtimeLogger,
       info: context.info,
@@ -62,9 +82,26 @@ async function createCore(context: ServiceContext, options: HostServiceFactoryOp
       checkpointsDir: join(context.dataDir, 'checkpoints'),
       worktreesDir: join(context.dataDir, 'worktrees'),
       committer: publisher,
+      history: options.history?.(context, store) ?? history,
+      transcripts: sdkTranscripts(sdk.configDir, sdk.sdk),
     });
+    return hostServiceWithHistory(manager, new HistoryService(history));
   } catch (error) {
     await store.close().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The SDK's session functions over the sidecar's config dir (the transcripts this host's own sessions write too),
+ * in a worker thread. The installed host is bundled away from the sidecar, whose `dist/` holds the worker's file:
+ * it is named from the sidecar's entry then.
+ */
+function claudeHistorySdkOf(context: ServiceContext): { configDir: string; sdk: ClaudeHistorySdk } {
+  const configDir = claudeConfigDir(context.sidecarEnv.CLAUDE_CONFIG_DIR);
+  const workerUrl =
+    context.sidecarEntry === undefined
+      ? undefined
+      : pathToFileURL(join(dirname(context.sidecarEntry), 'sessionSdkWorker.js'));
+  return { configDir, sdk: claudeHistorySdk(configDir, workerUrl) };
 }

@@ -8,11 +8,19 @@ import type { HostErrorCode, HostErrorDetail } from '@outrigger/host-api';
 export class HostError extends Error {
   readonly code: HostErrorCode;
   readonly details: readonly HostErrorDetail[] | undefined;
+  /** `already_continued`: the session the error names (the body's `sessionId`). */
+  readonly sessionId: string | undefined;
 
-  constructor(code: HostErrorCode, message: string, details?: readonly HostErrorDetail[]) {
+  constructor(
+    code: HostErrorCode,
+    message: string,
+    details?: readonly HostErrorDetail[],
+    options: { sessionId?: string } = {},
+  ) {
     super(message);
     this.name = 'HostError';
     this.code = code;
     this.details = details;
+    this.sessionId = options.sessionId;
   }
 }

@@ -5,10 +5,11 @@ import { HostError } from '../hostError.ts';
 export function errorResponse(
   code: HostErrorCode,
   message: string,
-  options: { details?: readonly HostErrorDetail[]; headers?: Record<string, string> } = {},
+  options: { details?: readonly HostErrorDetail[]; headers?: Record<string, string>; sessionId?: string } = {},
 ): Response {
   const body: HostErrorBody = { error: { code, message } };
   if (options.details !== undefined && options.details.length > 0) body.error.details = [...options.details];
+  if (options.sessionId !== undefined) body.error.sessionId = options.sessionId;
   return new Response(JSON.stringify(body), {
     status: hostErrorStatus[code],
     headers: { 'content-type': 'application/json; charset=utf-8', ...options.headers },
@@ -20,6 +21,8 @@ export function errorResponse(
  * be shown); anything else is a bug, answered as `internal` without its message, which may quote input.
  */
 export function thrownErrorResponse(error: unknown): Response {
-  if (error instanceof HostError) return errorResponse(error.code, error.message, { details: error.details });
+  if (error instanceof HostError) {
+    return errorResponse(error.code, error.message, { details: error.details, sessionId: error.sessionId });
+  }
   return errorResponse('internal', 'internal error; the host log has the details');
 }

@@ -37,7 +37,7 @@ test('each handler table covers exactly the routes of its kind, and nothing comp
     'only a json route streams on request',
   );
 
-  const sse: Equal<RoutesOfKind<'sse'>, 'sessionEvents' | 'hostEvents'> = true;
+  const sse: Equal<RoutesOfKind<'sse'>, 'sessionEvents' | 'hostEvents' | 'historyEvents'> = true;
   const streams: Equal<StreamingRouteName, 'postTurn'> = true;
   // @ts-expect-error hostEvents is an sse route too
   const partial: Equal<RoutesOfKind<'sse'>, 'sessionEvents'> = true;

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import {
   type HostEvent,
+  historyChangedEventSchema,
   hostEventPayloadSchemas,
   hostRoutes,
   type RoutesOfKind,
@@ -10,7 +11,7 @@ import {
   sessionEventPayloadSchemas,
 } from '@outrigger/host-api';
 import type { Context } from 'hono';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { EventStream } from '../events/eventStream.ts';
 import { HostError } from '../hostError.ts';
 import { readJsonBody, readQuery } from './requestInput.ts';
@@ -30,7 +31,38 @@ export const sseHandlers: { [N in RoutesOfKind<'sse'>]: RouteHandler<N> } = {
     streamEvents(c, context, 'hostEvents', hostEventPayloadSchemas, (afterSeq) =>
       context.service.openHostStream(afterSeq),
     ),
+  historyEvents: historyEventStream,
 };
+
+const noQuery = z.strictObject({});
+
+/**
+ * `GET /api/history/events`: `history_changed` frames without an `id:` (nothing is replayed: a client that
+ * reconnects refetches what it shows), with the heartbeats of every stream.
+ */
+async function historyEventStream(c: Context<Env>, _params: unknown, context: RouteContext): Promise<Response> {
+  readQuery(new URL(c.req.url), noQuery);
+  const response = nodeResponse(c);
+  const stream = context.service.openHistoryStream();
+  const reason = await pumpSse(
+    response,
+    {
+      items: stream,
+      frame: (event) => {
+        if (context.validateResponses && !historyChangedEventSchema.safeParse(event).success) {
+          context.logger.error('sse.event_invalid', { type: 'history_changed' });
+        }
+        return sseFrame('history_changed', event);
+      },
+      isLast: () => false,
+      ended: stream.ended,
+      close: () => stream.close(),
+    },
+    { heartbeatMs: context.heartbeatMs },
+  );
+  context.logger.debug('sse.ended', { stream: 'historyEvents', endReason: reason });
+  return RESPONSE_ALREADY_SENT;
+}
 
 /** The `json` routes that answer as a stream when asked to (`streams: true`). */
 export const turnStreamHandlers: { [N in StreamingRouteName]: RouteHandler<N> } = {

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
-import type { CreateTaskBody, PatchTaskBody, SessionSettings, SessionWorktree, Task } from '@outrigger/host-api';
+import type {
+  ContinuedFrom,
+  CreateTaskBody,
+  PatchTaskBody,
+  SessionSettings,
+  SessionWorktree,
+  Task,
+} from '@outrigger/host-api';
 import type { ConfigOption, ProviderTurnBinding, ResumeCursor, SidecarEvent } from '@outrigger/protocol';
 import { HostError } from '../hostError.ts';
 import { coalescePuts } from '../store/coalescePuts.ts';
@@ -194,6 +201,7 @@ export class ProjectedSessionLedger {
       case 'editQueuedTurn':
       case 'failTurn':
       case 'bindTurn':
+      case 'outsideChanges':
         await this.#hydrateTurn(command.turnId);
         return {};
       case 'interactionAnswered':
@@ -310,6 +318,9 @@ export interface NewSessionInit {
   readonly providerSessionId: string;
   /** The worktree the host made for the session (`createSession` with `worktree: true`). */
   readonly worktree?: SessionWorktree;
+  /** A session that continues a Claude Code session (`sessions/historyContinue.ts`): what, and where Claude resumes. */
+  readonly continuedFrom?: ContinuedFrom;
+  readonly resumeCursor?: ResumeCursor;
 }
 
 /** A fork to create (its transcript is the source's up to and including a turn): `SessionLedgers.fork`. */
@@ -428,10 +439,11 @@ function newSessionRecord(init: NewSessionInit, now: number): SessionRecord {
     configOptions: [],
     slashCommands: [],
     providerSessionId: init.providerSessionId,
-    resumeCursor: null,
+    resumeCursor: init.resumeCursor ?? null,
     usage: { contextWindow: null, inputTokens: 0, outputTokens: 0, totalCostUsd: null },
     backgroundTasks: [],
     forkedFrom: null,
+    continuedFrom: init.continuedFrom ?? null,
     worktree: init.worktree ?? null,
     archivedAt: null,
     createdAt: now,

@@ -14,7 +14,7 @@ import {
   supersedeInteraction,
 } from './interactionProjection.ts';
 import type { ProjectionDraft } from './projectionDraft.ts';
-import { imageSizes, userRow } from './rows.ts';
+import { imageSizes, newRow, userRow } from './rows.ts';
 import { markTimedOut } from './toolProjection.ts';
 import { emitQueue, endEverything, endTurn, hostInterruption, newTurn, startRows } from './turnLifecycle.ts';
 import { messageView } from './views.ts';
@@ -95,7 +95,13 @@ export type SessionCommand =
       readonly files: readonly ChangedFile[];
     }
   /** The session's worktree was merged, kept or discarded. */
-  | { readonly type: 'worktreeChanged'; readonly worktree: SessionWorktree };
+  | { readonly type: 'worktreeChanged'; readonly worktree: SessionWorktree }
+  /**
+   * The transcript grew outside Outrigger (`sessions/outsideChanges.ts`): an `outside_changes` notice under
+   * `turnId` whose text shows the new messages; `mark` (the transcript's last message) is what Outrigger knows
+   * of from now on (the resume cursor's `resumeSessionAt`), so the same messages are never shown twice.
+   */
+  | { readonly type: 'outsideChanges'; readonly turnId: string; readonly text: string; readonly mark: string };
 
 export type SessionCommandType = SessionCommand['type'];
 export type { SupersedeResolution };
@@ -249,6 +255,25 @@ export function projectCommand(d: ProjectionDraft, command: SessionCommand, fact
         type: 'files_rewound',
         data: { session_id: d.sessionId, turnId, target, safetyCheckpoint, files: [...files] },
       });
+      return;
+    }
+    case 'outsideChanges': {
+      const { turnId, text, mark } = command;
+      if (d.turn(turnId) === undefined) {
+        d.dropped = 'outside changes under a turn the session does not have';
+        return;
+      }
+      const row = newRow(d, turnId, 'system', [{ type: 'text', text }], 'complete', { noticeKind: 'outside_changes' });
+      d.putMessage(row);
+      d.emit({ type: 'notice', data: { session_id: d.sessionId, turnId, message: messageView(row) } });
+      const cursor = d.session.resumeCursor ?? {
+        kind: 'claude-agent-sdk' as const,
+        version: 1 as const,
+        resume: d.session.providerSessionId,
+        turnCount: 0,
+      };
+      d.patchSession({ resumeCursor: { ...cursor, resumeSessionAt: mark } });
+      d.touch();
       return;
     }
     case 'worktreeChanged': {

@@ -12,6 +12,7 @@ import {
 } from '@outrigger/host-api';
 import type { MessageRecordPage, SessionSnapshotRecords } from '../store/hostStore.ts';
 import type { MessageRecord, SessionRecord, TurnRecord } from '../store/records.ts';
+import { terminalCommand } from './terminalCommand.ts';
 
 /*
  * Stored rows → the contract's views. Pure: the HTTP reads (through the runtime's `HostViews` port)
@@ -40,7 +41,15 @@ export function sessionSummary(session: SessionRecord): SessionSummary {
   };
 }
 
-function sessionDetail(session: SessionRecord): SessionDetail {
+/**
+ * Where the host's Claude Code keeps its sessions, for the command that continues one in a terminal: `configDir`
+ * is named in the command only when it is not the default one a terminal's `claude` uses.
+ */
+export interface TerminalContext {
+  readonly configDir?: string;
+}
+
+function sessionDetail(session: SessionRecord, terminal: TerminalContext = {}): SessionDetail {
   return {
     ...sessionSummary(session),
     providerSessionId: session.providerSessionId,
@@ -49,6 +58,12 @@ function sessionDetail(session: SessionRecord): SessionDetail {
     configOptions: [...session.configOptions],
     usage: session.usage,
     worktree: session.worktree === null ? null : { ...session.worktree },
+    terminalCommand: terminalCommand({
+      cwd: session.cwd,
+      providerSessionId: session.providerSessionId,
+      configDir: terminal.configDir,
+    }),
+    continuedFrom: session.continuedFrom === null ? null : { ...session.continuedFrom },
   };
 }
 
@@ -119,11 +134,11 @@ function messagesPage(page: MessageRecordPage, turns: readonly TurnRecord[]): Me
   return { messages: page.messages.map(messageView), turns: turns.map(turnView), hasMore: page.hasMore };
 }
 
-export function sessionSnapshot(records: SessionSnapshotRecords): SessionSnapshot {
+export function sessionSnapshot(records: SessionSnapshotRecords, terminal: TerminalContext = {}): SessionSnapshot {
   const running = records.liveTurns.filter((turn) => turn.status === 'running');
   const openTurn = running.find((turn) => turn.kind === 'user') ?? null;
   return {
-    session: sessionDetail(records.session),
+    session: sessionDetail(records.session, terminal),
     lastSeq: records.lastSeq,
     openTurn: openTurn === null ? null : turnView(openTurn),
     pendingInteractions: [...records.pendingInteractions],
@@ -134,11 +149,16 @@ export function sessionSnapshot(records: SessionSnapshotRecords): SessionSnapsho
   };
 }
 
-/** The runtime's `HostViews` port. */
-export const hostViews = {
-  summary: sessionSummary,
-  detail: sessionDetail,
-  snapshot: sessionSnapshot,
-  messagesPage,
-  toolResult: toolResultOf,
-} as const;
+/** The runtime's `HostViews` port, for a host whose Claude Code keeps its sessions as `terminal` says. */
+export function hostViewsFor(terminal: TerminalContext) {
+  return {
+    summary: sessionSummary,
+    detail: (session: SessionRecord) => sessionDetail(session, terminal),
+    snapshot: (records: SessionSnapshotRecords) => sessionSnapshot(records, terminal),
+    messagesPage,
+    toolResult: toolResultOf,
+  } as const;
+}
+
+/** The views of a host whose Claude Code uses the default config dir. */
+export const hostViews = hostViewsFor({});

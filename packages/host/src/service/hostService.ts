@@ -3,6 +3,7 @@ import type {
   AnswerInteractionResponse,
   CancelTurnBody,
   CancelTurnResponse,
+  ContinueHistoryBody,
   CreateSessionBody,
   CreateSessionResponse,
   CreateTaskBody,
@@ -12,6 +13,10 @@ import type {
   FilePatch,
   FilePatchQuery,
   ForkSessionBody,
+  HistoryChangedEvent,
+  HistoryList,
+  HistoryMessagesQuery,
+  HistoryTranscript,
   HostEvent,
   HostInfo,
   ImageMediaType,
@@ -48,12 +53,22 @@ import type {
 } from '@outrigger/host-api';
 import type { EventStream } from '../events/eventStream.ts';
 
+/** The history's read routes: served by `history/` beside the session manager (`hostServiceWithHistory.ts`). */
+export interface HistoryReads {
+  /** Claude Code's sessions under the allowed roots, by directory. */
+  listHistory(query: { q?: string | undefined }): Promise<HistoryList>;
+  /** `validation_failed` for an id that is no UUID, `not_found` for no readable transcript under the roots. */
+  getHistoryMessages(claudeSessionId: string, query: HistoryMessagesQuery): Promise<HistoryTranscript>;
+  /** `history_changed` from now on (not replayed); ends with `shutdown` when the host closes. */
+  openHistoryStream(): EventStream<HistoryChangedEvent>;
+}
+
 /**
  * What the HTTP layer asks of the host, one method per route. Every method validates what the
  * schemas cannot (existence, state), throws `HostError` with the API's code, and returns contract
  * shapes. Events reach clients only after they are committed (persist, then publish).
  */
-export interface HostService {
+export interface HostService extends HistoryReads {
   info(): HostInfo;
 
   createSession(body: CreateSessionBody): Promise<CreateSessionResponse>;
@@ -77,6 +92,12 @@ export interface HostService {
   /** Subdirectories a typed path completes to, only under the completion roots (`forbidden` elsewhere). */
   completeDirectory(prefix: string): Promise<DirectoryCompletion>;
   forkSession(sessionId: string, body: ForkSessionBody): Promise<CreateSessionResponse>;
+  /**
+   * An Outrigger session that resumes (or forks) a Claude Code session of the history, in its directory:
+   * `history_in_use` for a resume of a transcript written in the last minutes unless forced, `already_continued`
+   * (naming the session) for a second resume of the same one.
+   */
+  continueHistory(claudeSessionId: string, body: ContinueHistoryBody): Promise<CreateSessionResponse>;
 
   postTurn(sessionId: string, body: PostTurnBody): Promise<PostTurnResponse>;
   cancelTurn(sessionId: string, turnId: string, budgets: CancelTurnBody): Promise<CancelTurnResponse>;
@@ -131,3 +152,6 @@ export interface HostService {
   /** Stops taking work, ends every stream with `shutdown`, closes the sidecar (reaping its children) and the store. */
   close(): Promise<void>;
 }
+
+/** What the session manager serves: every route but the history's reads. */
+export type SessionService = Omit<HostService, keyof HistoryReads>;

@@ -32,6 +32,7 @@ import { StoreError } from '../store/storeError.ts';
 import type { CancelBudgets } from './cancelBudgets.ts';
 import { answerInteraction } from './interactionAnswer.ts';
 import { modelRejectionOf } from './modelRejection.ts';
+import { SessionOutside, type TranscriptWatch } from './outsideChanges.ts';
 import { decideEdit, decideRun, mustWait, nextQueued, pausesOnCancel } from './promptQueue.ts';
 import { SerialQueue } from './serialQueue.ts';
 import { SessionInSidecar, type SidecarPort } from './sessionInSidecar.ts';
@@ -55,6 +56,8 @@ export interface HostSessionDeps {
   readonly submitTimeoutMs?: number;
   /** Snapshots of the session's directory at each turn's start and end; none when undefined. */
   readonly checkpoints?: Pick<SessionCheckpoints, 'record'>;
+  /** Sees the transcript grow outside Outrigger (`outsideChanges.ts`); not watched when undefined. */
+  readonly transcript?: Pick<TranscriptWatch, 'turnEnded' | 'check'>;
 }
 
 const HOST_CANCEL_BUDGETS: CancelBudgets = { interruptTimeoutMs: 10_000, drainTimeoutMs: 8_000 };
@@ -76,6 +79,7 @@ export class HostSession {
   /** The host is shutting down: a sidecar event the store refuses is no longer tried again. */
   #stopped = false;
   readonly #checkpointing: TurnCheckpointing;
+  readonly #outside: SessionOutside | undefined;
 
   constructor(ledger: SessionLedger, deps: HostSessionDeps, startedOn?: number) {
     this.id = ledger.sessionId;
@@ -83,6 +87,7 @@ export class HostSession {
     this.#deps = deps;
     this.#inSidecar = new SessionInSidecar(ledger.sessionId, deps, startedOn);
     this.#checkpointing = new TurnCheckpointing(ledger.sessionId, ledger, deps.checkpoints, deps.logger);
+    this.#outside = deps.transcript && this.#outsideOf(deps.transcript);
     this.#toolTimeouts =
       deps.toolTimeoutMs === undefined
         ? undefined
@@ -132,9 +137,11 @@ export class HostSession {
         await this.#acceptTurn(turnId, draft, true);
         return { turnId, queued: true, steered: false, replayed: false };
       }
+      await this.#outside?.beforeTurn();
       // Nothing is stored until the sidecar has the session: a sidecar that cannot start is a 503, not a lost turn.
       const generation = await this.#inSidecar.ensureStarted(this.#ledger.session, this.#ledger.hasTranscript());
       await this.#acceptTurn(turnId, draft, false);
+      await this.#outside?.place(turnId);
       await this.#checkpointing.turnStarts(turnId);
       await this.#exec(generation, turnId);
       await this.#dispatchNext();
@@ -229,6 +236,7 @@ export class HostSession {
       if (decision.kind === 'missing') throw new HostError('not_found', 'no such turn in this session');
       if (decision.kind === 'conflict') throw new HostError('conflict', decision.message);
       if (decision.kind === 'running') return { turnId, started: false };
+      await this.#outside?.beforeTurn(turnId);
       // The sidecar first: one that cannot start is a 503 and the prompt stays queued as it was.
       const generation = await this.#inSidecar.ensureStarted(this.#ledger.session, this.#ledger.hasTranscript());
       await this.#ledger.apply({ type: 'startQueuedTurn', turnId });
@@ -265,6 +273,7 @@ export class HostSession {
       const idle = this.#ledger.runningUserTurn() === undefined;
       // The sidecar first: one that cannot start is a 503 and the queue stays paused, nothing lost.
       if (idle && this.#ledger.queuedTurns().length > 0) {
+        await this.#outside?.beforeTurn(this.#ledger.queuedTurns()[0]?.id);
         await this.#inSidecar.ensureStarted(this.#ledger.session, this.#ledger.hasTranscript());
       }
       await this.#ledger.apply({ type: 'resumeQueue' });
@@ -399,7 +408,9 @@ export class HostSession {
         this.#logFailure(`apply ${event.type}`, error);
       }
     }
-    if (ended) await this.#dispatchNext().catch((error: unknown) => this.#logFailure('dispatch', error));
+    if (!ended) return;
+    await this.#outside?.turnEnded();
+    await this.#dispatchNext().catch((error: unknown) => this.#logFailure('dispatch', error));
   };
 
   /** What an applied event asks of the runtime; true when it ended a turn. */
@@ -475,9 +486,18 @@ export class HostSession {
     return this.queue.run(() => this.#dispatchNext());
   }
 
+  /**
+   * The transcript changed on disk (the history's watch). While the session is idle, what grew outside
+   * Outrigger is shown now; while it works, the check before its next turn sees it.
+   */
+  transcriptChanged(): void {
+    this.#outside?.changed();
+  }
+
   /** Forgets the sidecar the session ran on (the host is shutting down). */
   stop(): void {
     this.#stopped = true;
+    this.#outside?.stop();
     this.#toolTimeouts?.clear();
   }
 
@@ -586,6 +606,7 @@ export class HostSession {
       if (next === undefined) return;
       let generation: number;
       try {
+        await this.#outside?.beforeTurn(next.id);
         generation = await this.#inSidecar.ensureStarted(this.#ledger.session, this.#ledger.hasTranscript());
       } catch (error) {
         await this.#ledger.apply({
@@ -604,6 +625,28 @@ export class HostSession {
       await this.#checkpointing.turnStarts(next.id);
       await this.#exec(generation, next.id);
     }
+  }
+
+  /** What grew outside Outrigger (`outsideChanges.ts`), on this session's queue and ledger. */
+  #outsideOf(watch: Pick<TranscriptWatch, 'turnEnded' | 'check'>): SessionOutside {
+    return new SessionOutside({
+      watch,
+      session: () => ({
+        record: this.#ledger.session,
+        hasTranscript: this.#ledger.hasTranscript(),
+        busy: this.#ledger.liveTurns().length > 0 || this.#ledger.queuedTurns().length > 0,
+      }),
+      showNotice: (notice) => this.#ledger.apply({ type: 'outsideChanges', ...notice }),
+      restartClaudeCode: () => this.#closeInSidecar(),
+      onQueue: (work) =>
+        void this.queue.run(work).catch((error: unknown) => this.#logFailure('outside changes', error)),
+      logChange: (change) =>
+        this.#deps.logger.info(
+          { event: 'session.outside_changes', sessionId: this.id, count: change.messages },
+          'the transcript grew outside Outrigger; the next turn starts Claude Code again from it',
+        ),
+      logFailure: (error) => this.#logFailure('outside changes', error),
+    });
   }
 
   async #closeInSidecar(): Promise<void> {

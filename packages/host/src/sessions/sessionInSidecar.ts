@@ -85,7 +85,8 @@ export class SessionInSidecar {
       throw hostErrorOf(classifySidecarFailure(error), 'start the sidecar');
     }
     if (this.#startedOn === generation) return generation;
-    const restore = hasTranscript && session.resumeCursor !== null;
+    // A continued session resumes its Claude Code session before it ran a turn of its own.
+    const restore = (hasTranscript || session.continuedFrom !== null) && session.resumeCursor !== null;
     try {
       await this.#deps.sidecar.request(generation, 'start', startPayload(session, restore), {
         timeoutMs: START_TIMEOUT_MS,

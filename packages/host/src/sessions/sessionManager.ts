@@ -5,6 +5,7 @@ import {
   type AnswerInteractionResponse,
   type CancelTurnBody,
   type CancelTurnResponse,
+  type ContinueHistoryBody,
   type CreateSessionBody,
   type CreateSessionResponse,
   type CreateTaskBody,
@@ -51,11 +52,12 @@ import {
 } from '@outrigger/host-api';
 import type { SidecarEvent } from '@outrigger/protocol';
 import type { EventStream } from '../events/eventStream.ts';
+import type { ClaudeHistoryReader } from '../history/claudeHistoryReader.ts';
 import { HostError } from '../hostError.ts';
 import { errorName } from '../logging/errorName.ts';
 import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import type { NewForkInit, NewSessionInit } from '../projection/projectedSessionLedger.ts';
-import type { HostService } from '../service/hostService.ts';
+import type { SessionService } from '../service/hostService.ts';
 import type { SidecarExitReport, SidecarSupervisor } from '../sidecar/sidecarSupervisor.ts';
 import type {
   CommitResult,
@@ -67,10 +69,13 @@ import type {
 } from '../store/hostStore.ts';
 import type { MessageRecord, SessionRecord, TurnRecord } from '../store/records.ts';
 import { resolveCancelBudgets } from './cancelBudgets.ts';
+import { type ClaudeTranscripts, sdkTranscripts } from './claudeTranscripts.ts';
 import { resolveSessionCwd } from './cwdPolicy.ts';
 import { completeDirectory, recentDirectories } from './directoryCompletion.ts';
+import { HistoryContinue } from './historyContinue.ts';
 import { HostSession } from './hostSession.ts';
 import { modelRejectionOf } from './modelRejection.ts';
+import { TranscriptWatch } from './outsideChanges.ts';
 import { SessionArchive } from './sessionArchive.ts';
 import { SessionCompletions } from './sessionCompletions.ts';
 import { forkPoint, forkTranscript, sidecarUnavailable } from './sessionFork.ts';
@@ -125,6 +130,10 @@ export interface SessionManagerOptions {
   readonly committer?: { commit(unit: WriteUnit): Promise<CommitResult> };
   /** The home directory `~` names (default: the user's). */
   readonly home?: string;
+  /** Claude Code's history: continuing one of its sessions, and seeing a transcript grow outside Outrigger. */
+  readonly history?: ClaudeHistoryReader;
+  /** The transcripts' messages, copies and files (default: the SDK's, under `history.configDir`). */
+  readonly transcripts?: ClaudeTranscripts;
 }
 
 /**
@@ -132,7 +141,7 @@ export interface SessionManagerOptions {
  * `HostSession` (per-session serial queue), rows and events through the projection's ledgers, reads
  * straight from the store. `open()` recovers what a previous run left running (*a restart ends what ran*).
  */
-export class SessionManager implements HostService {
+export class SessionManager implements SessionService {
   readonly #options: SessionManagerOptions;
   readonly #now: () => number;
   readonly #newId: () => string;
@@ -149,6 +158,8 @@ export class SessionManager implements HostService {
   readonly #archive: SessionArchive;
   /** Sessions being deleted: no request reaches them and their sidecar events are dropped. */
   readonly #deleting = new Set<string>();
+  readonly #transcripts: ClaudeTranscripts | undefined;
+  readonly #historyContinue: HistoryContinue | undefined;
   #closing: Promise<void> | undefined;
 
   private constructor(options: SessionManagerOptions) {
@@ -170,6 +181,20 @@ export class SessionManager implements HostService {
     });
     this.#now = options.now ?? Date.now;
     this.#newId = options.newId ?? randomUUID;
+    const { history } = options;
+    this.#transcripts = options.transcripts ?? (history === undefined ? undefined : sdkTranscripts(history.configDir));
+    this.#historyContinue =
+      history === undefined || this.#transcripts === undefined
+        ? undefined
+        : new HistoryContinue({
+            history,
+            transcripts: this.#transcripts,
+            store: options.store,
+            allowRoots: options.allowRoots,
+            home: options.home,
+            newId: this.#newId,
+            launch: (init) => this.#launch(init),
+          });
   }
 
   /** Builds the service and recovers every session a previous run left with running or pending work. */
@@ -180,6 +205,11 @@ export class SessionManager implements HostService {
       options.supervisor.onSessionEvent((sessionId, event) => manager.#route(sessionId, event)),
       options.supervisor.onExit((report) => manager.#sidecarExited(report)),
     );
+    if (options.history !== undefined) {
+      manager.#unsubscribe.push(
+        options.history.onChange((event) => manager.#transcriptsChanged(event.claudeSessionIds)),
+      );
+    }
     return manager;
   }
 
@@ -201,6 +231,35 @@ export class SessionManager implements HostService {
       planMode: body.planMode ?? false,
       effort: body.effort ?? null,
     };
+    try {
+      return await this.#launch({
+        id,
+        cwd,
+        title: body.title,
+        settings,
+        providerSessionId: randomUUID(),
+        worktree: made?.worktree,
+      });
+    } catch (error) {
+      if (made !== undefined && !this.#sessions.has(id))
+        await this.#worktrees?.forget(made.worktree).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** An Outrigger session that resumes or forks a Claude Code session of the history (`historyContinue.ts`). */
+  async continueHistory(claudeSessionId: string, body: ContinueHistoryBody): Promise<CreateSessionResponse> {
+    this.#assertRunning();
+    if (this.#historyContinue === undefined) throw new HostError('not_found', 'this host reads no Claude Code history');
+    return this.#historyContinue.continue(claudeSessionId, body);
+  }
+
+  /**
+   * Starts a new session in the sidecar (with `resume` when it has a resume cursor already), then commits its
+   * row and runs it; the sidecar's events for it wait until the row exists.
+   */
+  async #launch(init: NewSessionInit): Promise<CreateSessionResponse> {
+    const { id } = init;
     const { supervisor } = this.#options;
     this.#creating.set(id, []);
     let generation: number | undefined;
@@ -208,24 +267,15 @@ export class SessionManager implements HostService {
       generation = await supervisor.ensure().catch((error: unknown) => {
         throw sidecarUnavailable('start the sidecar', error);
       });
+      const resumeCursor = init.resumeCursor ?? null;
       const started = await supervisor
-        .request(
-          generation,
-          'start',
-          startPayload({ id, providerSessionId: randomUUID(), cwd, settings, resumeCursor: null }, false),
-          { timeoutMs: START_TIMEOUT_MS },
-        )
+        .request(generation, 'start', startPayload({ ...init, resumeCursor }, resumeCursor !== null), {
+          timeoutMs: START_TIMEOUT_MS,
+        })
         .catch((error: unknown) => {
           throw modelRejectionOf(error) ?? sidecarUnavailable('start the session', error);
         });
-      const ledger = await this.#options.ledgers.create({
-        id,
-        cwd,
-        title: body.title,
-        settings,
-        providerSessionId: started.providerSessionId,
-        worktree: made?.worktree,
-      });
+      const ledger = await this.#options.ledgers.create({ ...init, providerSessionId: started.providerSessionId });
       const session = this.#register(ledger, generation);
       for (const event of this.#creating.get(id) ?? []) session.onSidecarEvent(event);
       return {
@@ -237,8 +287,6 @@ export class SessionManager implements HostService {
       if (generation !== undefined && !this.#sessions.has(id)) {
         void supervisor.request(generation, 'close', { agentSessionId: id }).catch(() => undefined);
       }
-      if (made !== undefined && !this.#sessions.has(id))
-        await this.#worktrees?.forget(made.worktree).catch(() => undefined);
       throw error;
     } finally {
       this.#creating.delete(id);
@@ -556,6 +604,14 @@ export class SessionManager implements HostService {
     );
   }
 
+  /** The history saw these transcripts change: the sessions they belong to look for what grew outside. */
+  #transcriptsChanged(claudeSessionIds: readonly string[]): void {
+    const changed = new Set(claudeSessionIds);
+    for (const session of this.#sessions.values()) {
+      if (changed.has(session.session.providerSessionId)) session.transcriptChanged();
+    }
+  }
+
   #sidecarExited(report: SidecarExitReport): void {
     for (const session of this.#sessions.values()) session.onSidecarExit(report);
   }
@@ -571,12 +627,19 @@ export class SessionManager implements HostService {
         newId: this.#newId,
         toolTimeoutMs: this.#options.toolTimeoutMs,
         checkpoints: this.#review?.checkpointsOf(ledger.session),
+        transcript: this.#transcriptWatch(),
       },
       startedOn,
     );
     this.#sessions.set(ledger.sessionId, session);
     this.#known.add(ledger.sessionId);
     return session;
+  }
+
+  #transcriptWatch(): TranscriptWatch | undefined {
+    const transcripts = this.#transcripts;
+    if (transcripts === undefined) return undefined;
+    return new TranscriptWatch({ transcripts, turns: (sessionId) => this.#options.store.listTurns(sessionId) });
   }
 
   /** The loaded session, loading it from the store once; `not_found` when there is none. */

@@ -107,6 +107,10 @@ export class FaultInjectingStore implements HostStore {
     return this.#write(() => this.#inner.commitMany(units));
   }
 
+  /** The history's index is a cache of files, not the host's record: its writes are not failed on purpose. */
+  updateHistoryTranscripts: HostStore['updateHistoryTranscripts'] = (...args) =>
+    this.#inner.updateHistoryTranscripts(...args);
+
   close(): Promise<void> {
     return this.#inner.close();
   }
@@ -115,6 +119,8 @@ export class FaultInjectingStore implements HostStore {
   listSessions: HostStore['listSessions'] = (...args) => this.#inner.listSessions(...args);
   searchSessions: HostStore['searchSessions'] = (...args) => this.#inner.searchSessions(...args);
   recentCwds: HostStore['recentCwds'] = (...args) => this.#inner.recentCwds(...args);
+  findSessionByProviderSession: HostStore['findSessionByProviderSession'] = (...args) =>
+    this.#inner.findSessionByProviderSession(...args);
   getTurn: HostStore['getTurn'] = (...args) => this.#inner.getTurn(...args);
   listTurns: HostStore['listTurns'] = (...args) => this.#inner.listTurns(...args);
   findClientMessage: HostStore['findClientMessage'] = (...args) => this.#inner.findClientMessage(...args);
@@ -135,6 +141,10 @@ export class FaultInjectingStore implements HostStore {
   loadProjectionState: HostStore['loadProjectionState'] = (...args) => this.#inner.loadProjectionState(...args);
   loadSessionList: HostStore['loadSessionList'] = (...args) => this.#inner.loadSessionList(...args);
   loadInteractionList: HostStore['loadInteractionList'] = (...args) => this.#inner.loadInteractionList(...args);
+  listHistoryTranscripts: HostStore['listHistoryTranscripts'] = () => this.#inner.listHistoryTranscripts();
+  findHistoryTranscripts: HostStore['findHistoryTranscripts'] = (...args) =>
+    this.#inner.findHistoryTranscripts(...args);
+  listProviderSessionOwners: HostStore['listProviderSessionOwners'] = () => this.#inner.listProviderSessionOwners();
 }
 
 /** A `FaultInjectingStore` around a new SQLite store whose COMMIT it can fail (`at_commit`). */

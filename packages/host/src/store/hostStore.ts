@@ -162,8 +162,36 @@ export interface SessionSearchRecord {
   readonly prompt: { readonly turnId: string; readonly text: string } | null;
 }
 
+/** One Claude Code transcript as the history's index last read it (`history/`). */
+export interface HistoryTranscriptRecord {
+  /** `<config>/projects/<folder>/<claudeSessionId>.jsonl`. */
+  readonly path: string;
+  readonly claudeSessionId: string;
+  /** Null: the SDK could not summarise it (empty, only damaged lines). */
+  readonly cwd: string | null;
+  readonly summary: string | null;
+  readonly firstPrompt: string | null;
+  readonly customTitle: string | null;
+  readonly gitBranch: string | null;
+  readonly createdAt: number | null;
+  readonly mtimeMs: number;
+  readonly size: number;
+  readonly messageCount: number;
+  readonly indexedAt: number;
+}
+
+/** An Outrigger session and one Claude Code session id it has run as (its own, or one of its turns'). */
+export interface ProviderSessionOwner {
+  readonly providerSessionId: string;
+  readonly sessionId: string;
+  readonly closed: boolean;
+  readonly createdAt: number;
+}
+
 export interface HostStoreReader {
   getSession(sessionId: string): Promise<SessionRecord | undefined>;
+  /** The oldest session whose Claude Code session is `providerSessionId` (closed ones too), if any. */
+  findSessionByProviderSession(providerSessionId: string): Promise<SessionRecord | undefined>;
   /** Newest first (createdAt, then id). */
   listSessions(options: SessionListFilter): Promise<SessionRecord[]>;
   /**
@@ -213,6 +241,13 @@ export interface HostStoreReader {
   loadSessionList(options: SessionListFilter): Promise<SessionListRecords>;
   /** `listInteractions` and `lastHostSeq` at one consistent point. */
   loadInteractionList(filter: InteractionFilter): Promise<InteractionListRecords>;
+
+  /** The history's index: every indexed transcript (any order). */
+  listHistoryTranscripts(): Promise<HistoryTranscriptRecord[]>;
+  /** The indexed transcripts of one Claude Code session id (one, unless two project folders hold it). */
+  findHistoryTranscripts(claudeSessionId: string): Promise<HistoryTranscriptRecord[]>;
+  /** Every Claude Code session id any stored session or turn ran as, with its session. */
+  listProviderSessionOwners(): Promise<ProviderSessionOwner[]>;
 }
 
 export interface HostStore extends HostStoreReader {
@@ -220,6 +255,8 @@ export interface HostStore extends HostStoreReader {
   commit(unit: WriteUnit): Promise<CommitResult>;
   /** Several units in ONE transaction (group commit): all or none; one result per unit, in order. */
   commitMany(units: readonly WriteUnit[]): Promise<CommitResult[]>;
+  /** The history's index: rows put whole (by path) and paths dropped, in one transaction. */
+  updateHistoryTranscripts(put: readonly HistoryTranscriptRecord[], deletePaths: readonly string[]): Promise<void>;
   /** Idempotent. Later calls reject with `StoreError`. */
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import type {
   BackgroundTask,
   ContentBlock,
+  ContinuedFrom,
   ImageMediaType,
   Interaction,
   MessageRole,
@@ -59,6 +60,8 @@ export interface SessionRecord {
   /** Agent tasks and background commands still running (snapshot + `background_tasks`). */
   readonly backgroundTasks: readonly BackgroundTask[];
   readonly forkedFrom: { readonly sessionId: string; readonly turnId: string } | null;
+  /** The Claude Code session this one continues (`POST /api/history/:id/continue`); null for any other. */
+  readonly continuedFrom: ContinuedFrom | null;
   /** The session's own git worktree (its `cwd` is inside it); null for a session in the user's directory. */
   readonly worktree: SessionWorktree | null;
   /** When the user archived it (hidden from the default list); null while it is not archived. */

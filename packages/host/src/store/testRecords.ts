@@ -27,6 +27,7 @@ export function testSession(id: string, overrides: Partial<SessionRecord> = {}):
     usage: { contextWindow: null, inputTokens: 0, outputTokens: 0, totalCostUsd: null },
     backgroundTasks: [],
     forkedFrom: null,
+    continuedFrom: null,
     worktree: null,
     archivedAt: null,
     createdAt: 1_000,

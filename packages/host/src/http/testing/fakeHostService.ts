@@ -1,4 +1,5 @@
 import type {
+  HistoryChangedEvent,
   HostEvent,
   HostInfo,
   PostTurnBody,
@@ -26,6 +27,8 @@ export class FakeHostService implements HostService {
   readonly calls: { method: string; args: unknown[] }[] = [];
   readonly sessionLogs = new Map<string, MemoryEventLog<SessionEvent>>();
   readonly hostLog: MemoryEventLog<HostEvent>;
+  /** `history_changed` events, as `{ data: event }` with the revision as their seq. */
+  readonly historyLog = new MemoryEventLog<{ data: HistoryChangedEvent & { seq: number } }>();
   readonly overrides: Partial<Record<Method, (...args: never[]) => unknown>> = {};
   readonly #bufferLimit: number | undefined;
   #turns = 0;
@@ -113,6 +116,25 @@ export class FakeHostService implements HostService {
       id: 'f1',
       providerSessionId: 'f1',
       session: summary('f1', '/tmp'),
+    }));
+  listHistory: HostService['listHistory'] = (query) =>
+    this.#call('listHistory', [query], () => ({
+      configDir: '/tmp/.claude',
+      projects: [],
+      total: 0,
+      hiddenOutsideRoots: 0,
+      indexState: 'ready' as const,
+      revision: this.historyLog.events.length,
+    }));
+  getHistoryMessages: HostService['getHistoryMessages'] = (claudeSessionId, query) =>
+    this.#call('getHistoryMessages', [claudeSessionId, query], (): never => {
+      throw new HostError('not_found', 'no Claude Code session with that id here');
+    });
+  continueHistory: HostService['continueHistory'] = (claudeSessionId, body) =>
+    this.#call('continueHistory', [claudeSessionId, body], () => ({
+      id: 'c1',
+      providerSessionId: claudeSessionId,
+      session: summary('c1', '/tmp'),
     }));
   postTurn: HostService['postTurn'] = (sessionId, body) =>
     this.#call('postTurn', [sessionId, body], () => this.#runTurn(sessionId, body));
@@ -223,6 +245,12 @@ export class FakeHostService implements HostService {
     return this.#log(sessionId).open(afterSeq);
   }
 
+  /** `history_changed` from now on: `historyLog.append({ data: { revision, claudeSessionIds } })` publishes one. */
+  openHistoryStream(): EventStream<HistoryChangedEvent> {
+    this.calls.push({ method: 'openHistoryStream', args: [] });
+    return mapStream(this.historyLog.open(this.historyLog.events.length), (event) => event.data);
+  }
+
   openHostStream(afterSeq: number): EventStream<HostEvent> {
     this.calls.push({ method: 'openHostStream', args: [afterSeq] });
     return this.hostLog.open(afterSeq);
@@ -232,6 +260,7 @@ export class FakeHostService implements HostService {
     this.closed = true;
     for (const log of this.sessionLogs.values()) log.shutdown();
     this.hostLog.shutdown();
+    this.historyLog.shutdown();
   }
 
   #runTurn(sessionId: string, body: PostTurnBody): PostTurnResponse {
@@ -254,6 +283,17 @@ export class FakeHostService implements HostService {
     });
     return { turnId, queued: false, steered: false, replayed: false };
   }
+}
+
+/** The stream of `stream`'s events, each mapped. */
+function mapStream<A, B>(stream: EventStream<A>, map: (event: A) => B): EventStream<B> {
+  return {
+    ended: stream.ended,
+    close: () => stream.close(),
+    async *[Symbol.asyncIterator]() {
+      for await (const event of stream) yield map(event);
+    },
+  };
 }
 
 type DistributiveOmitSeq<E> = E extends { type: infer T; data: infer D } ? { type: T; data: Omit<D, 'seq'> } : never;
@@ -289,6 +329,8 @@ function detail(id: string): SessionDetail {
     configOptions: [],
     worktree: null,
     usage: { contextWindow: null, inputTokens: 0, outputTokens: 0, totalCostUsd: null },
+    terminalCommand: `cd /tmp && claude --resume ${id}`,
+    continuedFrom: null,
   };
 }
 

@@ -230,6 +230,40 @@ export const migrations: readonly { readonly version: number; readonly sql: stri
       WHERE tool_use_id IS NOT NULL AND json_extract(content, '$[0].type') = 'tool_use';
     `,
   },
+  {
+    // The index of Claude Code's own transcripts (history/): one row per `<config>/projects/<folder>/<id>.jsonl`
+    // as its last read found it. `size` and `mtime_ms` decide whether the file must be read again; `cwd` is NULL
+    // for a transcript the SDK could not summarise (empty, only damaged lines), which is kept so it is not read
+    // again until it changes, and not listed.
+    version: 8,
+    sql: `
+      CREATE TABLE history_transcripts (
+        path TEXT PRIMARY KEY,
+        claude_session_id TEXT NOT NULL,
+        cwd TEXT,
+        summary TEXT,
+        first_prompt TEXT,
+        custom_title TEXT,
+        git_branch TEXT,
+        created_at INTEGER,
+        mtime_ms INTEGER NOT NULL,
+        size INTEGER NOT NULL,
+        message_count INTEGER NOT NULL,
+        indexed_at INTEGER NOT NULL
+      );
+      CREATE INDEX history_transcripts_by_session ON history_transcripts (claude_session_id);
+    `,
+  },
+  {
+    // SessionRecord.continuedFrom: the Claude Code session an Outrigger session continues (JSON), NULL for any
+    // other. The index finds the Outrigger session that already resumes a Claude Code session (its provider
+    // session id is that session's id), which a second continue is refused with.
+    version: 9,
+    sql: `
+      ALTER TABLE sessions ADD COLUMN continued_from TEXT;
+      CREATE INDEX sessions_by_provider_session ON sessions (provider_session_id, created_at);
+    `,
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)!.version;

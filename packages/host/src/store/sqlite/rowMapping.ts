@@ -177,6 +177,7 @@ export const sessionMapping = tableMapping<records.SessionRecord>('sessions', ['
   usage: json('usage'),
   backgroundTasks: json('background_tasks'),
   forkedFrom,
+  continuedFrom: fixed(jsonOrNull('continued_from')),
   worktree: jsonOrNull('worktree'),
   archivedAt: intOrNull('archived_at'),
   createdAt: fixed(int('created_at')),

@@ -83,6 +83,7 @@ test('an empty database is migrated to the latest version, and re-opening applie
     .map((row) => row.name);
   assert.deepEqual(tables, [
     'attachments',
+    'history_transcripts',
     'host_events',
     'interactions',
     'messages',

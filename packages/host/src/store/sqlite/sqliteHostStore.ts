@@ -1,15 +1,17 @@
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementSync } from 'node:sqlite';
 import { type HostEvent, type SessionEvent, type TurnStatus, terminalTurnStatuses } from '@outrigger/host-api';
 import { rememberEventDataJson } from '../eventJson.ts';
 import type {
   ClientMessageHit,
   CommitResult,
+  HistoryTranscriptRecord,
   HostStore,
   InteractionFilter,
   InteractionListRecords,
   MessagePageQuery,
   MessageRecordPage,
   ProjectionStateRecords,
+  ProviderSessionOwner,
   SessionListFilter,
   SessionListRecords,
   SessionSearchRecord,
@@ -240,6 +242,15 @@ export class SqliteHostStore implements HostStore {
     return this.#sessionSync(sessionId);
   }
 
+  async findSessionByProviderSession(providerSessionId: string): Promise<SessionRecord | undefined> {
+    return this.#one(
+      sessionMapping,
+      `SELECT ${selectColumns(sessionMapping)} FROM sessions WHERE provider_session_id = ?
+       ORDER BY created_at, id LIMIT 1`,
+      [providerSessionId],
+    );
+  }
+
   async listSessions(options: SessionListFilter): Promise<SessionRecord[]> {
     return this.#sessionsSync(options);
   }
@@ -447,6 +458,75 @@ export class SqliteHostStore implements HostStore {
     return { interactions: this.#interactionsSync(filter), lastHostSeq: this.#currentHostSeq() };
   }
 
+  async listHistoryTranscripts(): Promise<HistoryTranscriptRecord[]> {
+    this.#assertOpen();
+    return this.#statement(`SELECT ${HISTORY_COLUMNS} FROM history_transcripts`).all().map(historyTranscriptFromRow);
+  }
+
+  async findHistoryTranscripts(claudeSessionId: string): Promise<HistoryTranscriptRecord[]> {
+    this.#assertOpen();
+    return this.#statement(
+      `SELECT ${HISTORY_COLUMNS} FROM history_transcripts WHERE claude_session_id = ? ORDER BY mtime_ms DESC, path`,
+    )
+      .all(claudeSessionId)
+      .map(historyTranscriptFromRow);
+  }
+
+  async updateHistoryTranscripts(
+    put: readonly HistoryTranscriptRecord[],
+    deletePaths: readonly string[],
+  ): Promise<void> {
+    this.#assertOpen();
+    if (put.length === 0 && deletePaths.length === 0) return;
+    try {
+      this.#statement('BEGIN IMMEDIATE').run();
+      const remove = this.#statement('DELETE FROM history_transcripts WHERE path = ?');
+      for (const path of deletePaths) remove.run(path);
+      const insert = this.#statement(
+        `INSERT OR REPLACE INTO history_transcripts (${HISTORY_COLUMNS}) VALUES (${HISTORY_COLUMNS.split(',')
+          .map(() => '?')
+          .join(', ')})`,
+      );
+      for (const record of put) {
+        insert.run(
+          record.path,
+          record.claudeSessionId,
+          record.cwd,
+          record.summary,
+          record.firstPrompt,
+          record.customTitle,
+          record.gitBranch,
+          record.createdAt,
+          record.mtimeMs,
+          record.size,
+          record.messageCount,
+          record.indexedAt,
+        );
+      }
+      this.#statement('COMMIT').run();
+    } catch (error) {
+      if (this.#db.isTransaction) this.#statement('ROLLBACK').run();
+      throw new StoreError(`the store refused a write: ${reason(error)}`, { cause: error });
+    }
+  }
+
+  async listProviderSessionOwners(): Promise<ProviderSessionOwner[]> {
+    this.#assertOpen();
+    return this.#statement(
+      `SELECT o.provider_session_id, s.id, s.closed, s.created_at FROM (
+         SELECT id AS session_id, provider_session_id FROM sessions
+         UNION SELECT session_id, provider_session_id FROM turns WHERE provider_session_id IS NOT NULL
+       ) o JOIN sessions s ON s.id = o.session_id`,
+    )
+      .all()
+      .map((row) => ({
+        providerSessionId: String(row.provider_session_id),
+        sessionId: String(row.id),
+        closed: row.closed === 1,
+        createdAt: Number(row.created_at),
+      }));
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -554,6 +634,27 @@ export class SqliteHostStore implements HostStore {
   #assertOpen(): void {
     if (this.#closed) throw new StoreError('the store is closed');
   }
+}
+
+const HISTORY_COLUMNS =
+  'path, claude_session_id, cwd, summary, first_prompt, custom_title, git_branch, created_at, mtime_ms, size, message_count, indexed_at';
+
+function historyTranscriptFromRow(row: Record<string, SQLOutputValue>): HistoryTranscriptRecord {
+  const text = (value: SQLOutputValue) => (value === null ? null : String(value));
+  return {
+    path: String(row.path),
+    claudeSessionId: String(row.claude_session_id),
+    cwd: text(row.cwd),
+    summary: text(row.summary),
+    firstPrompt: text(row.first_prompt),
+    customTitle: text(row.custom_title),
+    gitBranch: text(row.git_branch),
+    createdAt: row.created_at === null ? null : Number(row.created_at),
+    mtimeMs: Number(row.mtime_ms),
+    size: Number(row.size),
+    messageCount: Number(row.message_count),
+    indexedAt: Number(row.indexed_at),
+  };
 }
 
 /** The list filter as a condition on `sessions s` (empty: every session). */

@@ -128,7 +128,7 @@ test('migration 7: each old tool row gets its outcome and decision, and parses a
   interaction(db, 'gone', 'approval', 'superseded', null, 'host_restarted');
   toolRow(db, 't1', 'live', 'running');
 
-  assert.deepEqual(migrate(db), [7]);
+  assert.deepEqual(migrate(db, { target: 7 }), [7]);
 
   assert.equal(toolOf(db, 'ok').outcome, 'completed');
   assert.equal(toolOf(db, 'ok').decision, null);

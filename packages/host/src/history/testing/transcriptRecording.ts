@@ -1,0 +1,250 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type SpawnedSidecar, spawnSidecar } from '@outrigger/claude-sdk-sidecar/testing';
+import { type MessagesRequestView, type MockReply, startMockAnthropic } from '@outrigger/mock-anthropic';
+import { type ClaudeTestHome, createClaudeTestHome } from '@outrigger/mock-anthropic/testing';
+import type { SidecarEvent } from '@outrigger/protocol';
+
+/*
+ * One Claude Code session written by the REAL Claude Code binary (through the real sidecar process) against
+ * mock-anthropic, for the transcript reader's tests: text with thinking, a Read and an Edit (a file change),
+ * a subagent through the Agent tool, an AskUserQuestion answered, an output longer than the preview, a
+ * `/compact` and a prompt after it. It also keeps what the sidecar emitted meanwhile, in the fixture format
+ * the host's projection is replayed from (`test/fixtures/fixtureReplay.ts`), so the rows a live Outrigger
+ * session makes of the same conversation can be compared with the ones read from the transcript.
+ */
+
+const TURN_TIMEOUT_MS = 60_000;
+const tag = (name: string) => `[h19:${name}]`;
+
+/** Claude Code's summary request for `/compact` asks for this (observed in a recorded request). */
+const SUMMARY_REQUEST = 'create a detailed summary of the conversation';
+export const COMPACT_SUMMARY = 'SUMMARY-MARKER the user asked for a greeting change and a database.';
+/** The long output's length: more than `hostLimits.toolResultPreviewChars`, less than Claude Code's own cut. */
+export const LONG_OUTPUT_CHARS = 20_000;
+
+export const recordedPrompts = {
+  text: `${tag('text')} Say something short.`,
+  edit: `${tag('edit')} Change the greeting.`,
+  agent: `${tag('agent')} Delegate listing the files.`,
+  question: `${tag('question')} Pick a database.`,
+  long: `${tag('long')} Print a long line.`,
+  compact: '/compact',
+  after: `${tag('after')} What now?`,
+} as const;
+
+/** A host request as it was sent, or a sidecar event as it arrived (`test/fixtures/sidecarRecorder.ts`'s lines). */
+export type RecordedLine =
+  | { readonly kind: 'request'; readonly type: string; readonly payload: Record<string, unknown> }
+  | { readonly kind: 'event'; readonly type: string; readonly payload: Record<string, unknown> };
+
+export interface RecordedTranscript {
+  readonly home: ClaudeTestHome;
+  /** Claude Code's session id (the transcript is `<config>/projects/<cwd>/<id>.jsonl`). */
+  readonly claudeSessionId: string;
+  readonly cwd: string;
+  readonly path: string;
+  /** Everything the host sent and the sidecar emitted for the session, in wire order. */
+  readonly lines: readonly RecordedLine[];
+  /** The turn ids the host gave each prompt. */
+  readonly turnIds: Readonly<Record<keyof typeof recordedPrompts, string>>;
+  cleanup(): Promise<void>;
+}
+
+function text(value: string): MockReply {
+  return { content: [{ type: 'text', text: value }] };
+}
+
+function callsSoFar(view: MessagesRequestView, name: string): number {
+  const messages = (view.body as { messages?: { role?: string; content?: unknown }[] }).messages ?? [];
+  let count = 0;
+  for (const message of messages) {
+    if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
+    for (const block of message.content as { type?: string; name?: string }[]) {
+      if (block.type === 'tool_use' && block.name === name) count += 1;
+    }
+  }
+  return count;
+}
+
+function reply(view: MessagesRequestView, cwd: string): MockReply | undefined {
+  const prompt = view.lastUserText;
+  if (prompt.includes(SUMMARY_REQUEST)) {
+    return text(`<analysis>Short.</analysis>\n<summary>${COMPACT_SUMMARY}</summary>`);
+  }
+  if (prompt.includes(tag('agent-sub'))) {
+    if (view.toolResults.length > 0) return text('The work directory holds notes.txt.');
+    return { content: [{ type: 'tool_use', name: 'Bash', input: { command: 'ls', description: 'List files' } }] };
+  }
+  if (prompt.includes(tag('agent'))) {
+    if (view.taskNotification !== undefined) return text('The agent reported back: the work directory is listed.');
+    if (view.toolResults.length > 0) return text('I started an agent to list the files.');
+    return {
+      content: [
+        {
+          type: 'tool_use',
+          name: 'Agent',
+          input: {
+            description: 'List the files',
+            prompt: `${tag('agent-sub')} List the files of the work directory and report.`,
+            subagent_type: 'general-purpose',
+          },
+        },
+      ],
+    };
+  }
+  if (prompt.includes(tag('text'))) {
+    return {
+      content: [
+        { type: 'thinking', thinking: 'The user wants a short answer.' },
+        { type: 'text', text: 'Here is a short answer.' },
+      ],
+    };
+  }
+  if (prompt.includes(tag('edit'))) {
+    const file = join(cwd, 'notes.txt');
+    if (callsSoFar(view, 'Read') === 0)
+      return { content: [{ type: 'tool_use', name: 'Read', input: { file_path: file } }] };
+    if (callsSoFar(view, 'Edit') === 0) {
+      return {
+        content: [
+          { type: 'tool_use', name: 'Edit', input: { file_path: file, old_string: 'hello', new_string: 'goodbye' } },
+        ],
+      };
+    }
+    return text('I changed the greeting.');
+  }
+  if (prompt.includes(tag('question'))) {
+    if (view.toolResults.length > 0) return text('SQLite it is.');
+    return {
+      content: [
+        {
+          type: 'tool_use',
+          name: 'AskUserQuestion',
+          input: {
+            questions: [
+              {
+                question: 'Which database should we use?',
+                header: 'Database',
+                options: [
+                  { label: 'SQLite', description: 'One file' },
+                  { label: 'PostgreSQL', description: 'A server' },
+                ],
+                multiSelect: false,
+              },
+            ],
+          },
+        },
+      ],
+    };
+  }
+  if (prompt.includes(tag('long'))) {
+    if (view.toolResults.length > 0) return text('That was long.');
+    return {
+      content: [
+        {
+          type: 'tool_use',
+          name: 'Bash',
+          input: { command: `python3 -c "print('y' * ${LONG_OUTPUT_CHARS})"`, description: 'Print a long line' },
+        },
+      ],
+    };
+  }
+  if (prompt.includes(tag('after'))) return text('We are done here.');
+  return undefined;
+}
+
+const isTerminal = (type: string) => type === 'turn_completed' || type === 'turn_failed' || type === 'turn_canceled';
+
+/**
+ * Runs the conversation in one real sidecar (one Claude Code process at a time) and keeps the Claude home
+ * with its transcript; `cleanup` removes it. Every process is reaped, also on failure.
+ */
+export async function recordTranscript(): Promise<RecordedTranscript> {
+  let cwd = '';
+  const mock = await startMockAnthropic({ rules: [(view) => reply(view, cwd)] });
+  let home: ClaudeTestHome | undefined;
+  let sidecar: SpawnedSidecar | undefined;
+  const agentSessionId = 'history-recording';
+  try {
+    home = await createClaudeTestHome({ baseUrl: mock.url, env: { IS_SANDBOX: '1' } });
+    cwd = home.cwd;
+    await writeFile(join(cwd, 'notes.txt'), 'hello world\n');
+    const started = await spawnSidecar({ env: home.env, cwd, requestTimeoutMs: 30_000 });
+    sidecar = started;
+    const lines: RecordedLine[] = [];
+    started.client.onEvent((event: SidecarEvent) => {
+      const payload = event.payload as Record<string, unknown>;
+      if (payload.agentSessionId === agentSessionId) lines.push({ kind: 'event', type: event.type, payload });
+    });
+    const send = async (type: string, payload: Record<string, unknown>) => {
+      lines.push({ kind: 'request', type, payload });
+      return started.request(type as 'exec', payload, { timeoutMs: 30_000 });
+    };
+    const waitFor = (predicate: (event: SidecarEvent) => boolean, description: string, fromIndex = 0) =>
+      started.waitForEvent(
+        (event) =>
+          (event.payload as { agentSessionId?: unknown }).agentSessionId === agentSessionId && predicate(event),
+        { timeoutMs: TURN_TIMEOUT_MS, description, fromIndex },
+      );
+    const turnOf = (event: SidecarEvent) => (event.payload as { turnId?: unknown }).turnId;
+    const runTurn = async (name: keyof typeof recordedPrompts): Promise<string> => {
+      const turnId = `turn-${name}`;
+      const from = started.events.length;
+      await send('exec', { agentSessionId, turnId, prompt: recordedPrompts[name] });
+      if (name === 'question') {
+        const asked = await waitFor((event) => event.type === 'user_input_requested', 'the question', from);
+        const payload = asked.payload as { requestId: string; input: { questions?: { id?: string }[] } };
+        await send('submit_interactive', {
+          agentSessionId,
+          turnId,
+          requestId: payload.requestId,
+          action: 'allow',
+          optionId: 'allow',
+          payload: { answersByQuestionId: { [String(payload.input.questions?.[0]?.id)]: 'SQLite' } },
+        });
+      }
+      await waitFor((event) => isTerminal(event.type) && turnOf(event) === turnId, `the end of ${turnId}`, from);
+      if (name === 'agent') {
+        // The subagent runs on after the root turn; its report comes back on a continuation turn.
+        const continuation = await waitFor(
+          (event) => event.type === 'turn_started' && turnOf(event) !== turnId,
+          'the continuation turn',
+          from,
+        );
+        await waitFor(
+          (event) => isTerminal(event.type) && turnOf(event) === turnOf(continuation),
+          'the end of the continuation',
+          from,
+        );
+      }
+      return turnId;
+    };
+    const start = (await send('start', {
+      agentSessionId,
+      cwd,
+      permissionModeId: 'bypassPermissions',
+      env: {},
+    })) as { providerSessionId: string };
+    const turnIds = {} as Record<keyof typeof recordedPrompts, string>;
+    for (const name of Object.keys(recordedPrompts) as (keyof typeof recordedPrompts)[]) {
+      turnIds[name] = await runTurn(name);
+    }
+    // The settled refresh (usage, title) follows a quiet period after the last result.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await started.request('close', { agentSessionId }, { timeoutMs: 15_000 }).catch(() => undefined);
+    if (mock.unmatched.length > 0) {
+      throw new Error(`the scripted model had no answer for: ${mock.unmatched.map((r) => r.summary).join(' | ')}`);
+    }
+    const claudeSessionId = start.providerSessionId;
+    const path = join(home.configDir, 'projects', cwd.replace(/[^a-zA-Z0-9]/g, '-'), `${claudeSessionId}.jsonl`);
+    const kept = home;
+    return { home: kept, claudeSessionId, cwd, path, lines, turnIds, cleanup: () => kept.cleanup() };
+  } catch (error) {
+    await home?.cleanup();
+    throw error;
+  } finally {
+    await sidecar?.stop({ timeoutMs: 15_000 });
+    await mock.close();
+  }
+}

@@ -1,0 +1,83 @@
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type ClaudeHistorySdk, claudeHistorySdk } from '@outrigger/claude-sdk-sidecar';
+
+/*
+ * The Claude Code transcripts the sessions read themselves (continuing one, and seeing one that grew outside
+ * Outrigger): their messages through the SDK's own `getSessionMessages` (in a worker thread, under the host's
+ * config dir), a copy through `forkSession`, and the file's size and time for the cheap check before a turn.
+ */
+
+/** A user or assistant message of the conversation, as the SDK reads it (attachments and bookkeeping hidden). */
+export interface TranscriptMessage {
+  readonly type: 'user' | 'assistant';
+  readonly uuid: string;
+  /** The Anthropic message: `{role, content}`. */
+  readonly message: unknown;
+}
+
+/** What a transcript's file looked like: a change in either means it was written. */
+export interface TranscriptStat {
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+export interface ClaudeTranscripts {
+  /** The conversation's messages, oldest first; empty when there is no such transcript. */
+  messages(claudeSessionId: string, cwd: string): Promise<TranscriptMessage[]>;
+  /** A copy under a new id, in the same project folder: the new id. */
+  fork(claudeSessionId: string, cwd: string, title?: string): Promise<string>;
+  /** The file's size and time; undefined when there is none. */
+  stat(claudeSessionId: string, cwd: string): Promise<TranscriptStat | undefined>;
+}
+
+/** Claude Code's folder name for a directory's transcripts; a longer one gets a hash Claude Code computes itself. */
+const PROJECT_FOLDER_MAX = 200;
+
+export function projectFolderOf(cwd: string): string | undefined {
+  const folder = cwd.replace(/[^a-zA-Z0-9]/g, '-');
+  return folder.length <= PROJECT_FOLDER_MAX ? folder : undefined;
+}
+
+/** The transcripts under `configDir`, read with the SDK in a worker thread (`claudeHistorySdk`). */
+export function sdkTranscripts(
+  configDir: string,
+  sdk: ClaudeHistorySdk = claudeHistorySdk(configDir),
+): ClaudeTranscripts {
+  /** Where each session's file was found, for the paths whose folder name is not `projectFolderOf`. */
+  const found = new Map<string, string>();
+  const pathOf = async (claudeSessionId: string, cwd: string): Promise<string | undefined> => {
+    const folder = projectFolderOf(cwd);
+    if (folder !== undefined) return join(configDir, 'projects', folder, `${claudeSessionId}.jsonl`);
+    const known = found.get(claudeSessionId);
+    if (known !== undefined) return known;
+    const projects = join(configDir, 'projects');
+    for (const entry of await readdir(projects).catch(() => [] as string[])) {
+      const candidate = join(projects, entry, `${claudeSessionId}.jsonl`);
+      if ((await stat(candidate).catch(() => undefined))?.isFile()) {
+        found.set(claudeSessionId, candidate);
+        return candidate;
+      }
+    }
+    return undefined;
+  };
+  return {
+    async messages(claudeSessionId, cwd) {
+      const messages = await sdk.getSessionMessages(claudeSessionId, { dir: cwd });
+      return messages.flatMap((message) =>
+        message.type === 'user' || message.type === 'assistant'
+          ? [{ type: message.type, uuid: message.uuid, message: message.message }]
+          : [],
+      );
+    },
+    async fork(claudeSessionId, cwd, title) {
+      const forked = await sdk.forkSession(claudeSessionId, { dir: cwd, ...(title === undefined ? {} : { title }) });
+      return forked.sessionId;
+    },
+    async stat(claudeSessionId, cwd) {
+      const path = await pathOf(claudeSessionId, cwd);
+      const info = path === undefined ? undefined : await stat(path).catch(() => undefined);
+      return info === undefined ? undefined : { size: info.size, mtimeMs: info.mtimeMs };
+    },
+  };
+}
