@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { baseName, formatCost, formatDuration, formatElapsed, formatTokens } from './format.ts';
+import { baseName, formatAgo, formatCost, formatDuration, formatElapsed, formatTokens } from './format.ts';
 
 test('durations, clocks, tokens, costs and names read the way a person says them', () => {
   assert.equal(formatDuration(420), '420 ms');
@@ -26,4 +26,15 @@ test('durations, clocks, tokens, costs and names read the way a person says them
   assert.equal(formatCost(3.4), '$3.40');
   assert.equal(baseName('/work/project/'), 'project');
   assert.equal(baseName('C:\\src\\app.ts'), 'app.ts');
+});
+
+test('a last activity reads as how long ago, then as a date', () => {
+  const now = Date.UTC(2026, 11, 7, 12);
+  assert.equal(formatAgo(now - 20_000, now), 'just now');
+  assert.equal(formatAgo(now - 5 * 60_000, now), '5 min ago');
+  assert.equal(formatAgo(now - 3 * 3_600_000, now), '3 h ago');
+  assert.equal(formatAgo(now - 30 * 3_600_000, now), 'yesterday');
+  assert.equal(formatAgo(now - 4 * 86_400_000, now), '4 days ago');
+  assert.equal(formatAgo(Date.UTC(2026, 0, 2), now), '2026-01-02');
+  assert.equal(formatAgo(now + 60_000, now), 'just now', 'a clock ahead of this one is not the future');
 });

@@ -14,7 +14,9 @@ export type TimelineItem =
   | { kind: 'user' | 'text' | 'thinking' | 'notice'; key: string; row: MessageView }
   | { kind: 'tool'; key: string; node: ToolNode }
   | { kind: 'prompt'; key: string; interaction: Interaction }
-  | { kind: 'footer'; key: string; turn: TurnState };
+  | { kind: 'footer'; key: string; turn: TurnState }
+  /** Where a continued session's Claude Code history begins (`start`, folded or open) and ends (`end`). */
+  | { kind: 'earlier'; key: string; edge: 'start' | 'end'; open: boolean; rows: number };
 
 const terminal: ReadonlySet<string> = new Set(terminalTurnStatuses);
 
@@ -89,6 +91,7 @@ function turnOf(item: TimelineItem): string | undefined {
   if (item.kind === 'tool') return item.node.row.turnId;
   if (item.kind === 'prompt') return item.interaction.turnId;
   if (item.kind === 'footer') return item.turn.id;
+  if (item.kind === 'earlier') return undefined;
   return item.row.turnId;
 }
 

@@ -3,6 +3,8 @@ import { useServices } from './appContext.ts';
 import { useAttention } from './attention.ts';
 import { Banner } from './Banner.tsx';
 import { ErrorBoundary } from './ErrorBoundary.tsx';
+import { HistoryTranscriptView } from './HistoryTranscriptView.tsx';
+import { HistoryView } from './HistoryView.tsx';
 import { useValue } from './hooks.ts';
 import { Icon } from './Icon.tsx';
 import { InboxView } from './InboxView.tsx';
@@ -68,11 +70,27 @@ export function App() {
             The host did not answer: {screen.loadError}. Is it running?
           </Banner>
         )}
-        <ErrorBoundary resetKey={route.page === 'session' ? route.sessionId : route.page}>
+        <ErrorBoundary
+          resetKey={
+            route.page === 'session'
+              ? route.sessionId
+              : route.page === 'historySession'
+                ? route.claudeSessionId
+                : route.page
+          }
+        >
           {route.page === 'session' ? (
             <SessionView key={route.sessionId} sessionId={route.sessionId} onOpenSidebar={openSidebar} />
           ) : route.page === 'inbox' ? (
             <InboxView onOpenSidebar={openSidebar} />
+          ) : route.page === 'history' ? (
+            <HistoryView onOpenSidebar={openSidebar} />
+          ) : route.page === 'historySession' ? (
+            <HistoryTranscriptView
+              key={route.claudeSessionId}
+              claudeSessionId={route.claudeSessionId}
+              onOpenSidebar={openSidebar}
+            />
           ) : (
             <Home onOpenSidebar={openSidebar} />
           )}

@@ -48,6 +48,7 @@ const paths = {
   undo: 'M9 14 4 9l5-5M4 9h11a5 5 0 0 1 0 10h-3',
   rewind: 'M11 19 2 12l9-7zM22 19l-9-7 9-7z',
   archive: 'M3 4h18v4H3zM5 8v12h14V8M10 12h4',
+  history: 'M3 12a9 9 0 1 0 3-6.7L3 8M3 3v5h5M12 7v5l3 2',
   folder: 'M3 6a2 2 0 0 1 2-2h4l2 2h8a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2z',
 } as const;
 

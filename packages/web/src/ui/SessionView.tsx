@@ -3,6 +3,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { finishedBackgroundJobs } from '../data/backgroundJobs.ts';
 import { ChangesStore } from '../data/changesStore.ts';
 import { displayStatus } from '../data/displayStatus.ts';
+import { withEarlierHistory } from '../data/earlierHistory.ts';
 import { formatDuration } from '../data/format.ts';
 import type { OutgoingPrompt } from '../data/outbox.ts';
 import { rewindBlockedReason } from '../data/rewindPlan.ts';
@@ -23,10 +24,12 @@ import { navigate, sessionHref } from './route.ts';
 import { SettingsBar } from './SettingsBar.tsx';
 import { StatusBadge } from './StatusBadge.tsx';
 import { BackgroundWork, type TaskActions, TaskPanel } from './TaskPanel.tsx';
+import { TerminalButton } from './TerminalCommand.tsx';
 import { Topbar } from './Topbar.tsx';
 import { Transcript } from './Transcript.tsx';
 import type { TranscriptActions } from './TranscriptItem.tsx';
 import { TurnChanges } from './TurnChanges.tsx';
+import { useEarlierHistory } from './useEarlierHistory.ts';
 import { useRerun } from './useRerun.ts';
 import { WorktreePanel } from './WorktreePanel.tsx';
 
@@ -126,7 +129,13 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
     () => ({ changes: stores.changes, blockedReason, openRewind: setRewinding }),
     [stores.changes, blockedReason],
   );
-  const items = useMemo(() => timeline(view), [view]);
+  const history = useEarlierHistory(session?.continuedFrom ?? null);
+  const ownItems = useMemo(() => timeline(view), [view]);
+  const items = useMemo(
+    () => withEarlierHistory(ownItems, history.earlier, view.hasOlder),
+    [ownItems, history.earlier, view.hasOlder],
+  );
+  const toggleEarlier = history.toggle;
   // biome-ignore lint/correctness/useExhaustiveDependencies: the jobs are read from the rows, their order and the running list
   const finishedJobs = useMemo(() => finishedBackgroundJobs(view), [view.rows, view.order, view.backgroundTasks]);
   const pendingSends = useMemo(() => unsettled(outgoing, view), [outgoing, view]);
@@ -158,8 +167,9 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
       },
       timedOutAfter: (toolUseId) => store.view.toolTimeouts[toolUseId],
       rerun,
+      toggleEarlier,
     }),
-    [answer, store, host, sessionId, rerun],
+    [answer, store, host, sessionId, rerun, toggleEarlier],
   );
   const taskActions = useMemo<TaskActions>(
     () => ({
@@ -236,6 +246,7 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
               runningSinceMs={runningTurn?.startedAt ?? null}
               now={now}
             />
+            <TerminalButton command={session.terminalCommand} />
             <button
               type="button"
               className="icon-btn panel-toggle"
@@ -294,9 +305,10 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
             items={items}
             sendIds={sendIds}
             actions={actions}
-            hasOlder={view.hasOlder}
-            loadingOlder={screen.loadingOlder}
-            onLoadOlder={() => store.loadOlder()}
+            hasOlder={view.hasOlder || history.hasOlder}
+            loadingOlder={screen.loadingOlder || history.loadingOlder}
+            // The session's own older rows first; its Claude Code history above them, once opened.
+            onLoadOlder={() => (view.hasOlder ? store.loadOlder() : history.loadOlder())}
             empty={
               pendingSends.length === 0 ? (
                 <div className="empty">

@@ -10,7 +10,7 @@ import { useServices } from './appContext.ts';
 import { useNow, useValue } from './hooks.ts';
 import { Icon } from './Icon.tsx';
 import { NewSessionDialog } from './NewSessionDialog.tsx';
-import { navigate, type Route, sessionHref } from './route.ts';
+import { historyHref, navigate, type Route, sessionHref } from './route.ts';
 import { CloseSessionDialog, DeleteSessionDialog } from './SessionDialogs.tsx';
 import { StatusBadge } from './StatusBadge.tsx';
 import type { ThemeChoice } from './theme.ts';
@@ -90,6 +90,13 @@ export function Sidebar({
               {pending}
             </span>
           )}
+        </a>
+        <a
+          className="inbox-link"
+          href={historyHref}
+          aria-current={route.page === 'history' || route.page === 'historySession' ? 'page' : undefined}
+        >
+          <Icon name="history" /> Claude Code history
         </a>
       </div>
       <search className="session-finder">

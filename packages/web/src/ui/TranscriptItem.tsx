@@ -1,9 +1,11 @@
 import type { MessageView } from '@outrigger/host-api';
 import { memo } from 'react';
 import { formatCost, formatDuration, formatTokens } from '../data/format.ts';
+import { outsideChangesOf } from '../data/outsideChanges.ts';
 import type { TurnState } from '../data/sessionState.ts';
 import type { TimelineItem } from '../data/timeline.ts';
 import { ForkButton } from './ForkButton.tsx';
+import './history.css';
 import { useNow } from './hooks.ts';
 import { Icon } from './Icon.tsx';
 import { Markdown } from './Markdown.tsx';
@@ -17,6 +19,8 @@ export interface TranscriptActions extends ToolCardActions {
   fork(turnId: string): Promise<void>;
   timedOutAfter(toolUseId: string): number | undefined;
   rerun: RerunActions;
+  /** Shows or hides a continued session's Claude Code history (the `earlier` items). */
+  toggleEarlier?(): void;
 }
 
 /** One row of the transcript, by kind. */
@@ -42,6 +46,8 @@ export const TranscriptItem = memo(function TranscriptItem({
       return <PromptCard interaction={item.interaction} answer={actions.answer(item.interaction) as Answer} />;
     case 'footer':
       return <TurnFooter turn={item.turn} fork={actions.fork} />;
+    case 'earlier':
+      return <EarlierMarker edge={item.edge} open={item.open} onToggle={actions.toggleEarlier} />;
   }
 });
 
@@ -78,9 +84,61 @@ function Thinking({ row }: { row: MessageView }) {
 }
 
 function Notice({ row }: { row: MessageView }) {
+  if (row.noticeKind === 'outside_changes') return <OutsideChangesCard row={row} />;
   return (
     <div className={`notice${row.noticeKind === 'error' ? ' error' : ''}`} role="note">
       {textOf(row)}
+    </div>
+  );
+}
+
+/** Messages the session got outside Outrigger (a terminal), shown as they came, before the next turn. */
+function OutsideChangesCard({ row }: { row: MessageView }) {
+  const { lead, omitted, messages } = outsideChangesOf(textOf(row));
+  return (
+    <section className="outside-changes" aria-label="Continued outside Outrigger">
+      <h3 className="outside-head">
+        <Icon name="terminal" /> Continued outside Outrigger
+      </h3>
+      <p className="small muted">{lead}</p>
+      {omitted !== null && <p className="small muted">… {omitted}</p>}
+      <ol className="outside-messages">
+        {messages.map((message, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the notice's text is fixed once written
+          <li key={index} data-role={message.role}>
+            {message.role === 'user' ? (
+              <div className="bubble">{message.text}</div>
+            ) : (
+              <Markdown text={message.text} streaming={false} />
+            )}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+/** Where a continued session's Claude Code history starts (a fold) and where Outrigger took over. */
+function EarlierMarker({ edge, open, onToggle }: { edge: 'start' | 'end'; open: boolean; onToggle?: () => void }) {
+  if (edge === 'end')
+    return (
+      <div className="notice earlier-end" role="note">
+        Continued in Outrigger
+      </div>
+    );
+  return (
+    <div className="earlier-start">
+      <Icon name="history" />
+      <span className="earlier-label">
+        <strong>Earlier, in Claude Code</strong>
+        <span className="small muted">
+          {open ? 'Read from its transcript, read-only.' : 'This session continues a Claude Code session.'}
+        </span>
+      </span>
+      <button type="button" className="btn btn-small" aria-expanded={open} onClick={onToggle}>
+        {open ? 'Hide' : 'Show'}
+        <span className="sr-only"> the earlier conversation</span>
+      </button>
     </div>
   );
 }

@@ -24,6 +24,7 @@ import { sseFrame } from '../../src/data/testing/sseFrame.ts';
 import { composerRoutes, fixtureModels, rejectedModel } from './composerRoutes.ts';
 import { FakeCheckpoints } from './fakeCheckpoints.ts';
 import { projectFiles, type Tree } from './fakeFiles.ts';
+import { FakeHistory, historyRoutes } from './fakeHistory.ts';
 import { FakeSession, type HostEventInput } from './fakeSession.ts';
 import { FakeWorktree } from './fakeWorktree.ts';
 import { HttpError } from './httpError.ts';
@@ -47,6 +48,8 @@ export interface FixtureHostOptions {
 export interface FixtureHost {
   url: string;
   sessions: Map<string, FakeSession>;
+  /** Claude Code's history as this host serves it (`/api/history…`). */
+  history: FakeHistory;
   /** Adds a finished session with `count` transcript rows (long-session checks). */
   seedLongSession(count: number): FakeSession;
   /** Makes every open stream silent: no events, no heartbeats (dead-stream checks). */
@@ -83,6 +86,7 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
   const hostLog: HostEvent[] = [];
   const hostSubscribers = new Set<(event: HostEvent) => void>();
   const streams = new Set<ServerResponse>();
+  const history = new FakeHistory();
   let frozen = false;
   let nextId = 1;
   const speed = options.speed ?? 1;
@@ -96,6 +100,7 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
   const newSession = (
     body: z.output<typeof createSessionBodySchema>,
     forkedFrom: SessionDetail['forkedFrom'] = null,
+    continuation: { continuedFrom?: SessionDetail['continuedFrom'] } = {},
   ) => {
     const rejected = rejectedModel(body.model);
     if (rejected !== undefined) throw rejected;
@@ -161,6 +166,8 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
         },
       ],
       usage: { contextWindow: null, inputTokens: 0, outputTokens: 0, totalCostUsd: null },
+      terminalCommand: `cd ${cwd} && claude --resume p-${id}`,
+      continuedFrom: continuation.continuedFrom ?? null,
     };
     // A folder named no-git stands for a machine without git: every checkpoint fails.
     const checkpoints = new FakeCheckpoints(directoryOf(cwd), { gitMissing: cwd.includes('no-git') });
@@ -654,6 +661,12 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
     ...composerRoutes(sessionOf, directoryOf),
     ...queueRoutes(sessionOf, runQueued),
     ...sessionRoutes(sessions, sessionOf, publishHost),
+    ...historyRoutes(history, (found, mode, title, rows) => {
+      const session = newSession({ cwd: found.cwd, title: title ?? found.title }, null, {
+        continuedFrom: { claudeSessionId: found.claudeSessionId, mode, rows },
+      });
+      return { id: session.id, providerSessionId: session.detail.providerSessionId, session: session.summary() };
+    }),
     [
       'GET',
       /^\/api\/attachments\/([^/]+)$/,
@@ -708,6 +721,15 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
       try {
         if (method === 'GET' && url.pathname === '/api/events')
           return sse(request, response, hostLog, hostSubscribers as never);
+        if (method === 'GET' && url.pathname === '/api/history/events') {
+          streams.add(response);
+          return history.subscribe(response, options.heartbeatMs ?? 15_000, (close) =>
+            request.on('close', () => {
+              close();
+              streams.delete(response);
+            }),
+          );
+        }
         const events = /^\/api\/sessions\/([^/]+)\/events$/.exec(url.pathname);
         if (method === 'GET' && events !== null) {
           const session = sessionOf(events[1]!);
@@ -727,7 +749,7 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
               return;
             }
             const status =
-              method === 'POST' && /\/(sessions|tasks|fork)$/.test(url.pathname)
+              method === 'POST' && /\/(sessions|tasks|fork|continue)$/.test(url.pathname)
                 ? 201
                 : url.pathname.endsWith('/turns')
                   ? 202
@@ -760,6 +782,7 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
                 code,
                 message: error instanceof Error ? error.message : String(error),
                 ...(error instanceof HttpError && error.details.length > 0 ? { details: error.details } : {}),
+                ...(error instanceof HttpError && error.sessionId !== undefined ? { sessionId: error.sessionId } : {}),
               },
             }),
           );
@@ -772,6 +795,7 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
   return {
     url: `http://127.0.0.1:${port}`,
     sessions,
+    history,
     seedLongSession(count) {
       const session = newSession({ cwd: '/work/long', title: `Long session (${count} rows)` });
       const turns = Math.ceil(count / 2);

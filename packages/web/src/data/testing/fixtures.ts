@@ -52,6 +52,8 @@ export function detail(overrides: Partial<SessionDetail> = {}): SessionDetail {
     configOptions: [],
     usage: { contextWindow: null, inputTokens: 0, outputTokens: 0, totalCostUsd: null },
     worktree: null,
+    terminalCommand: 'cd /work/project && claude --resume p-1',
+    continuedFrom: null,
     ...overrides,
   };
 }

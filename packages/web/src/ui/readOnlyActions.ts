@@ -1,0 +1,17 @@
+import type { TranscriptActions } from './TranscriptItem.tsx';
+
+/**
+ * What a read-only transcript's rows may do: nothing that would act on a session. Its cards open and close,
+ * its prompts offer no Edit or Retry, and a cut output says where the whole of it is.
+ */
+export const readOnlyActions: TranscriptActions = {
+  answer: () => async () => {
+    throw new Error('This transcript is read-only.');
+  },
+  fullResult: async () => {
+    throw new Error('Outrigger shows this output cut; the whole of it is in Claude Code’s transcript file.');
+  },
+  fork: async () => undefined,
+  timedOutAfter: () => undefined,
+  rerun: { editable: () => false, retryTurnId: null, edit: async () => undefined, retry: async () => undefined },
+};
