@@ -143,6 +143,18 @@ test('installed `outrigger`: --version, serve from an empty directory, one demo 
     assert.equal(info.defaultCwd, project, 'a new session starts where serve was started');
     await answerOneTurn(serve, project, 'hello', /Outrigger demo model/);
 
+    // The history reads transcripts in the sidecar's worker thread, whose file the bundled host finds beside the
+    // sidecar's entry: the demo session's own transcript is listed and read.
+    let history = await serve.client.call('listHistory');
+    for (let tries = 0; history.indexState === 'indexing' && tries < 100; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      history = await serve.client.call('listHistory');
+    }
+    const listed = history.projects.flatMap((each) => each.sessions).find((one) => one.outriggerSessionId !== null);
+    assert.ok(listed, JSON.stringify(history));
+    const read = await serve.client.call('getHistoryMessages', { params: { claudeSessionId: listed.claudeSessionId } });
+    assert.match(JSON.stringify(read.page.messages), /Outrigger demo model/);
+
     // The libraries from a plain ESM script: validate a protocol line, call the running host with the typed client.
     const script = join(consumer, 'use-libraries.mjs');
     await writeFile(
