@@ -61,6 +61,18 @@ const ALLOWED_SHELLS: readonly { file: string; program: string; reason: string }
       'a child that closes its stdin and stays alive (`exec 0<&-`), so a write to it fails with EPIPE: a fixed script, no input',
   },
   {
+    file: 'packages/host/src/projection/terminalCommand.test.ts',
+    program: 'bash',
+    reason:
+      'the terminal command is meant for a shell: bash runs it to prove a directory name with quotes, `$` and newlines reaches `claude` as it is (a fake `claude`)',
+  },
+  {
+    file: 'packages/host/test/historyContinueOverHttp.test.ts',
+    program: 'bash',
+    reason:
+      'the terminal command is meant for a shell: bash runs it with `-p`, as a user would, to resume with the real Claude Code',
+  },
+  {
     file: 'bin/commands/chatTerminalTestSupport.ts',
     program: 'script',
     reason:

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { send } from './pageActions.ts';
+import { send, until } from './pageActions.ts';
 import { outputDir, seriousViolations, startUiHarness, type UiHarness } from './uiHarness.ts';
 
 /*
@@ -22,14 +22,6 @@ after(async () => {
 const jump = (page: Page) => page.getByRole('button', { name: /^Jump to latest/ });
 
 const doneCount = (id: string) => ui.host.sessions.get(id)!.log.filter((event) => event.type === 'done').length;
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** A prompt over the API (not the page's composer): content arriving from elsewhere, as a turn's output does. */
 async function postTurn(id: string, prompt: string): Promise<void> {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { assertAxeClean, send } from './pageActions.ts';
+import { assertAxeClean, send, until } from './pageActions.ts';
 import { outputDir, startUiHarness, type UiHarness } from './uiHarness.ts';
 
 /*
@@ -155,6 +155,7 @@ test('the demo’s first screen offers an edit (its diff) and a background job, 
       await edit.click();
       // The button sends its prompt, which the demo model answers with its edit.
       await page.locator('.bubble', { hasText: 'Edit a file and show me the diff' }).waitFor();
+      await until('the prompt reached the host', () => ui.host.sessions.get(id)!.userTurnIds().length > 0);
       assert.equal(ui.host.sessions.get(id)!.userTurnIds().length, 1);
     }
     await context.close();

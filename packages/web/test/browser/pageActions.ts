@@ -20,3 +20,12 @@ export async function assertAxeClean(page: Page, what: string): Promise<void> {
     what,
   );
 }
+
+/** Waits for what the host or the page does at its own pace (a send goes through the outbox first). */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { composer } from './pageActions.ts';
+import { composer, until } from './pageActions.ts';
 import { outputDir, seriousViolations, startUiHarness, type UiHarness } from './uiHarness.ts';
 
 /*
@@ -30,12 +30,7 @@ async function menuItem(page: Page, title: string, item: string | RegExp) {
   await page.getByRole('menuitem', { name: item }).click();
 }
 
-async function waitUntil(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let waited = 0; !(await check()); waited += 50) {
-    assert.ok(waited < 10_000, what);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const waitUntil = (check: () => Promise<boolean>, what: string) => until(what, check, 10_000);
 
 describe('close, archive, delete', () => {
   test('Close asks first: Cancel keeps it open, Close closes it; the demo buttons and the task box look and are disabled', async () => {
