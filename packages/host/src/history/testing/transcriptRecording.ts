@@ -206,17 +206,21 @@ export async function recordTranscript(): Promise<RecordedTranscript> {
       }
       await waitFor((event) => isTerminal(event.type) && turnOf(event) === turnId, `the end of ${turnId}`, from);
       if (name === 'agent') {
-        // The subagent runs on after the root turn; its report comes back on a continuation turn.
-        const continuation = await waitFor(
-          (event) => event.type === 'turn_started' && turnOf(event) !== turnId,
-          'the continuation turn',
+        // The subagent usually runs on after the root turn and reports on a continuation turn; on a loaded machine it
+        // can finish inside the root turn, and then the background work is quiet with no continuation.
+        const next = await waitFor(
+          (event) =>
+            (event.type === 'turn_started' && turnOf(event) !== turnId) || event.type === 'background_tasks_quiesced',
+          'the continuation turn, or the background work done',
           from,
         );
-        await waitFor(
-          (event) => isTerminal(event.type) && turnOf(event) === turnOf(continuation),
-          'the end of the continuation',
-          from,
-        );
+        if (next.type === 'turn_started') {
+          await waitFor(
+            (event) => isTerminal(event.type) && turnOf(event) === turnOf(next),
+            'the end of the continuation',
+            from,
+          );
+        }
       }
       return turnId;
     };
