@@ -4,7 +4,6 @@ import { type ClaudeHistorySdk, claudeConfigDir, claudeHistorySdk } from '@outri
 import { CommitPublisher } from './events/commitPublisher.ts';
 import { EventHub } from './events/eventHub.ts';
 import { ClaudeHistory } from './history/claudeHistory.ts';
-import type { ClaudeHistoryReader } from './history/claudeHistoryReader.ts';
 import { HistoryService } from './history/historyService.ts';
 import { hostServiceWithHistory } from './history/hostServiceWithHistory.ts';
 import { ProjectedSessionLedgers } from './projection/projectedSessionLedger.ts';
@@ -32,8 +31,6 @@ export const createHostService: ServiceFactory = (context) => hostServiceFactory
 export interface HostServiceFactoryOptions {
   /** Wraps the SQLite store the core uses (the fault tests of issue 11 put a `FaultInjectingStore` around it). */
   readonly wrapStore?: (store: HostStore) => HostStore;
-  /** Claude Code's history, which sessions continue and whose transcripts they watch (default: the host's own, `history/`). */
-  readonly history?: (context: ServiceContext, store: HostStore) => ClaudeHistoryReader;
 }
 
 /** The real core's factory, with the store wrapped when the options say so. */
@@ -82,7 +79,7 @@ async function createCore(context: ServiceContext, options: HostServiceFactoryOp
       checkpointsDir: join(context.dataDir, 'checkpoints'),
       worktreesDir: join(context.dataDir, 'worktrees'),
       committer: publisher,
-      history: options.history?.(context, store) ?? history,
+      history,
       transcripts: sdkTranscripts(sdk.configDir, sdk.sdk),
     });
     return hostServiceWithHistory(manager, new HistoryService(history));

@@ -31,6 +31,12 @@ import { projectFolders, statTranscript } from './transcriptFiles.ts';
 
 const NO_SUCH_SESSION = '00000000-0000-4000-8000-000000000000';
 
+/** A session found under the allowed roots: its index row and what the routes show of it. */
+interface Located {
+  readonly record: ListedRecord;
+  readonly session: HistorySession;
+}
+
 export interface ClaudeHistoryOptions {
   /** The Claude config dir whose `projects` folder holds the transcripts. */
   readonly configDir: string;
@@ -98,7 +104,6 @@ export class ClaudeHistory implements ClaudeHistoryReader {
     this.#contents = new TranscriptContentCache(options.readContent === undefined ? {} : { read: options.readContent });
   }
 
-  /** The first index of this run (tests and the bench wait for it). */
   /**
    * A list is usually followed by opening one of its sessions. Loading the SDK in its worker thread takes most of a
    * first page's time (275–370 ms against 84–175 ms warm), so the list starts the worker, without waiting: a
@@ -108,6 +113,7 @@ export class ClaudeHistory implements ClaudeHistoryReader {
     this.#options.sdk.getSessionInfo(NO_SUCH_SESSION).catch(() => undefined);
   }
 
+  /** The first index of this run (tests and the bench wait for it). */
   async indexed(): Promise<void> {
     await this.#start();
     await this.#firstIndex;
@@ -142,24 +148,14 @@ export class ClaudeHistory implements ClaudeHistoryReader {
   }
 
   async content(claudeSessionId: string): Promise<TranscriptContent | undefined> {
-    const located = await this.#located(claudeSessionId);
-    if (located === undefined) return undefined;
-    return this.#contentOf(located.record).catch((error: unknown) => {
-      // The file went between the look and the read.
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    });
+    return (await this.#read(claudeSessionId))?.content;
   }
 
   /** A page of the transcript, newest rows first (`before`: a row position); undefined when it is not readable here. */
   async page(claudeSessionId: string, query: HistoryMessagesQuery): Promise<HistoryTranscript | undefined> {
-    const located = await this.#located(claudeSessionId);
-    if (located === undefined) return undefined;
-    const content = await this.#contentOf(located.record).catch((error: unknown) => {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    });
-    if (content === undefined) return undefined;
+    const read = await this.#read(claudeSessionId);
+    if (read === undefined) return undefined;
+    const { located, content } = read;
     const limit = query.limit ?? hostLimits.messagesPageDefault;
     const before = query.before ?? Number.POSITIVE_INFINITY;
     const older = content.rows.filter((row) => row.position < before);
@@ -247,7 +243,7 @@ export class ClaudeHistory implements ClaudeHistoryReader {
    * indexed yet), and its place: undefined for an id that is no UUID, no transcript, one the SDK could not
    * summarise, or one outside the allowed roots.
    */
-  async #located(claudeSessionId: string): Promise<{ record: ListedRecord; session: HistorySession } | undefined> {
+  async #located(claudeSessionId: string): Promise<Located | undefined> {
     if (!claudeSessionIdSchema.safeParse(claudeSessionId).success) return undefined;
     await this.#start();
     const known = this.#index.recordsOf(claudeSessionId).map((record) => record.path);
@@ -271,11 +267,21 @@ export class ClaudeHistory implements ClaudeHistoryReader {
     };
   }
 
-  #contentOf(record: ListedRecord): Promise<TranscriptContent> {
-    return this.#contents.content(this.#options.sdk, {
-      claudeSessionId: record.claudeSessionId,
-      cwd: record.cwd,
-      path: record.path,
-    });
+  /** The located session and its rows; undefined also when the file went between the look and the read. */
+  async #read(claudeSessionId: string): Promise<{ located: Located; content: TranscriptContent } | undefined> {
+    const located = await this.#located(claudeSessionId);
+    if (located === undefined) return undefined;
+    const { record } = located;
+    try {
+      const content = await this.#contents.content(this.#options.sdk, {
+        claudeSessionId: record.claudeSessionId,
+        cwd: record.cwd,
+        path: record.path,
+      });
+      return { located, content };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
   }
 }

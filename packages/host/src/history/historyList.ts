@@ -71,7 +71,7 @@ export function historySessionOf(
 }
 
 /** `q` as typed, case-insensitively, in the title, the first prompt, the directory or the branch. */
-export function matchesSearch(session: HistorySession, q: string | undefined): boolean {
+function matchesSearch(session: HistorySession, q: string | undefined): boolean {
   if (q === undefined) return true;
   const needle = q.toLowerCase();
   return [session.title, session.firstPrompt, session.cwd, session.gitBranch].some(

@@ -56,11 +56,6 @@ export class TranscriptContentCache {
     return content;
   }
 
-  /** Drops a transcript (it was removed). */
-  forget(path: string): void {
-    this.#entries.delete(path);
-  }
-
   get size(): number {
     return this.#entries.size;
   }

@@ -61,7 +61,7 @@ export async function statTranscript(path: string): Promise<TranscriptFile | und
 }
 
 /** `<uuid>.jsonl` → the uuid (as the file names it, which the SDK looks for); anything else → undefined. */
-export function claudeSessionIdOfFile(name: string): string | undefined {
+function claudeSessionIdOfFile(name: string): string | undefined {
   if (!name.endsWith('.jsonl')) return undefined;
   const id = name.slice(0, -'.jsonl'.length);
   return claudeSessionIdSchema.safeParse(id).success ? id : undefined;

@@ -92,7 +92,7 @@ function fromRaw(entry: RawEntry): TranscriptMessage | undefined {
   };
 }
 
-export const isCompactBoundary = (message: TranscriptMessage): boolean =>
+const isCompactBoundary = (message: TranscriptMessage): boolean =>
   message.type === 'system' && message.raw?.subtype === 'compact_boundary';
 
 /**

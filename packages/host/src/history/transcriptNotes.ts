@@ -75,7 +75,7 @@ function parseVersion(version: string): number[] | undefined {
   return match === null ? undefined : [Number(match[1]), Number(match[2]), Number(match[3])];
 }
 
-export function compareVersions(a: string, b: string): number | undefined {
+function compareVersions(a: string, b: string): number | undefined {
   const left = parseVersion(a);
   const right = parseVersion(b);
   if (left === undefined || right === undefined) return undefined;

@@ -33,7 +33,7 @@ export interface TranscriptShape {
   readonly firstPrompt?: string;
 }
 
-export function transcriptLines(shape: TranscriptShape): { sessionId: string; lines: string[]; messages: number } {
+function transcriptLines(shape: TranscriptShape): { sessionId: string; lines: string[]; messages: number } {
   const sessionId = shape.sessionId ?? randomUUID();
   const base = {
     userType: 'external',

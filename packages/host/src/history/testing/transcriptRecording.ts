@@ -4,6 +4,8 @@ import { type SpawnedSidecar, spawnSidecar } from '@outrigger/claude-sdk-sidecar
 import { type MessagesRequestView, type MockReply, startMockAnthropic } from '@outrigger/mock-anthropic';
 import { type ClaudeTestHome, createClaudeTestHome } from '@outrigger/mock-anthropic/testing';
 import type { SidecarEvent } from '@outrigger/protocol';
+import { type RecordedLine, scenarioReply } from '../../../test/fixtures/sidecarRecorder.ts';
+import { projectFolderName } from './generatedHistory.ts';
 
 /*
  * One Claude Code session written by the REAL Claude Code binary (through the real sidecar process) against
@@ -33,11 +35,6 @@ export const recordedPrompts = {
   after: `${tag('after')} What now?`,
 } as const;
 
-/** A host request as it was sent, or a sidecar event as it arrived (`test/fixtures/sidecarRecorder.ts`'s lines). */
-export type RecordedLine =
-  | { readonly kind: 'request'; readonly type: string; readonly payload: Record<string, unknown> }
-  | { readonly kind: 'event'; readonly type: string; readonly payload: Record<string, unknown> };
-
 export interface RecordedTranscript {
   readonly home: ClaudeTestHome;
   /** Claude Code's session id (the transcript is `<config>/projects/<cwd>/<id>.jsonl`). */
@@ -55,86 +52,21 @@ function text(value: string): MockReply {
   return { content: [{ type: 'text', text: value }] };
 }
 
-function callsSoFar(view: MessagesRequestView, name: string): number {
-  const messages = (view.body as { messages?: { role?: string; content?: unknown }[] }).messages ?? [];
-  let count = 0;
-  for (const message of messages) {
-    if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
-    for (const block of message.content as { type?: string; name?: string }[]) {
-      if (block.type === 'tool_use' && block.name === name) count += 1;
-    }
-  }
-  return count;
-}
-
 function reply(view: MessagesRequestView, cwd: string): MockReply | undefined {
   const prompt = view.lastUserText;
   if (prompt.includes(SUMMARY_REQUEST)) {
     return text(`<analysis>Short.</analysis>\n<summary>${COMPACT_SUMMARY}</summary>`);
   }
-  if (prompt.includes(tag('agent-sub'))) {
-    if (view.toolResults.length > 0) return text('The work directory holds notes.txt.');
-    return { content: [{ type: 'tool_use', name: 'Bash', input: { command: 'ls', description: 'List files' } }] };
-  }
-  if (prompt.includes(tag('agent'))) {
-    if (view.taskNotification !== undefined) return text('The agent reported back: the work directory is listed.');
-    if (view.toolResults.length > 0) return text('I started an agent to list the files.');
-    return {
-      content: [
-        {
-          type: 'tool_use',
-          name: 'Agent',
-          input: {
-            description: 'List the files',
-            prompt: `${tag('agent-sub')} List the files of the work directory and report.`,
-            subagent_type: 'general-purpose',
-          },
-        },
-      ],
-    };
-  }
+  // The agent, edit and question turns are the projection fixtures' scenarios (`test/fixtures/sidecarRecorder.ts`),
+  // answered under their tag; the subagent's prompt carries that tag already.
+  const scenario = /\[h19:(agent|edit|question)\]/.exec(prompt)?.[1];
+  if (scenario !== undefined) return scenarioReply({ ...view, lastUserText: `[scenario:${scenario}]` }, cwd);
+  if (prompt.includes('[scenario:')) return scenarioReply(view, cwd);
   if (prompt.includes(tag('text'))) {
     return {
       content: [
         { type: 'thinking', thinking: 'The user wants a short answer.' },
         { type: 'text', text: 'Here is a short answer.' },
-      ],
-    };
-  }
-  if (prompt.includes(tag('edit'))) {
-    const file = join(cwd, 'notes.txt');
-    if (callsSoFar(view, 'Read') === 0)
-      return { content: [{ type: 'tool_use', name: 'Read', input: { file_path: file } }] };
-    if (callsSoFar(view, 'Edit') === 0) {
-      return {
-        content: [
-          { type: 'tool_use', name: 'Edit', input: { file_path: file, old_string: 'hello', new_string: 'goodbye' } },
-        ],
-      };
-    }
-    return text('I changed the greeting.');
-  }
-  if (prompt.includes(tag('question'))) {
-    if (view.toolResults.length > 0) return text('SQLite it is.');
-    return {
-      content: [
-        {
-          type: 'tool_use',
-          name: 'AskUserQuestion',
-          input: {
-            questions: [
-              {
-                question: 'Which database should we use?',
-                header: 'Database',
-                options: [
-                  { label: 'SQLite', description: 'One file' },
-                  { label: 'PostgreSQL', description: 'A server' },
-                ],
-                multiSelect: false,
-              },
-            ],
-          },
-        },
       ],
     };
   }
@@ -241,7 +173,7 @@ export async function recordTranscript(): Promise<RecordedTranscript> {
       throw new Error(`the scripted model had no answer for: ${mock.unmatched.map((r) => r.summary).join(' | ')}`);
     }
     const claudeSessionId = start.providerSessionId;
-    const path = join(home.configDir, 'projects', cwd.replace(/[^a-zA-Z0-9]/g, '-'), `${claudeSessionId}.jsonl`);
+    const path = join(home.configDir, 'projects', projectFolderName(cwd), `${claudeSessionId}.jsonl`);
     const kept = home;
     return { home: kept, claudeSessionId, cwd, path, lines, turnIds, cleanup: () => kept.cleanup() };
   } catch (error) {

@@ -1,6 +1,7 @@
 import type { SQLInputValue, SQLOutputValue } from 'node:sqlite';
 import type { HostEvent, SessionEvent } from '@outrigger/host-api';
 import { rememberEventDataJson } from '../eventJson.ts';
+import type { HistoryTranscriptRecord } from '../hostStore.ts';
 import type * as records from '../records.ts';
 
 /*
@@ -266,6 +267,22 @@ export const attachmentMapping = tableMapping<records.AttachmentRecord>('attachm
   mediaType: fixed(text('media_type')),
   bytes: fixed(bytes('bytes')),
   createdAt: fixed(int('created_at')),
+});
+
+/** The history's index (`history/`): a row per transcript file, put whole. */
+export const historyTranscriptMapping = tableMapping<HistoryTranscriptRecord>('history_transcripts', ['path'], {
+  path: fixed(text('path')),
+  claudeSessionId: text('claude_session_id'),
+  cwd: textOrNull('cwd'),
+  summary: textOrNull('summary'),
+  firstPrompt: textOrNull('first_prompt'),
+  customTitle: textOrNull('custom_title'),
+  gitBranch: textOrNull('git_branch'),
+  createdAt: intOrNull('created_at'),
+  mtimeMs: int('mtime_ms'),
+  size: int('size'),
+  messageCount: int('message_count'),
+  indexedAt: int('indexed_at'),
 });
 
 /** Stored events keep their whole payload (seq included) as JSON; the type has its own column. */

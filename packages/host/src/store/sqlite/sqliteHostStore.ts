@@ -1,4 +1,4 @@
-import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementSync } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { type HostEvent, type SessionEvent, type TurnStatus, terminalTurnStatuses } from '@outrigger/host-api';
 import { rememberEventDataJson } from '../eventJson.ts';
 import type {
@@ -31,6 +31,7 @@ import { StoreError } from '../storeError.ts';
 import { migrate } from './migrations.ts';
 import {
   attachmentMapping,
+  historyTranscriptMapping,
   hostEventFromRow,
   interactionMapping,
   messageMapping,
@@ -459,17 +460,19 @@ export class SqliteHostStore implements HostStore {
   }
 
   async listHistoryTranscripts(): Promise<HistoryTranscriptRecord[]> {
-    this.#assertOpen();
-    return this.#statement(`SELECT ${HISTORY_COLUMNS} FROM history_transcripts`).all().map(historyTranscriptFromRow);
+    return this.#all(
+      historyTranscriptMapping,
+      `SELECT ${selectColumns(historyTranscriptMapping)} FROM history_transcripts`,
+    );
   }
 
   async findHistoryTranscripts(claudeSessionId: string): Promise<HistoryTranscriptRecord[]> {
-    this.#assertOpen();
-    return this.#statement(
-      `SELECT ${HISTORY_COLUMNS} FROM history_transcripts WHERE claude_session_id = ? ORDER BY mtime_ms DESC, path`,
-    )
-      .all(claudeSessionId)
-      .map(historyTranscriptFromRow);
+    return this.#all(
+      historyTranscriptMapping,
+      `SELECT ${selectColumns(historyTranscriptMapping)} FROM history_transcripts WHERE claude_session_id = ?
+       ORDER BY mtime_ms DESC, path`,
+      [claudeSessionId],
+    );
   }
 
   async updateHistoryTranscripts(
@@ -482,27 +485,7 @@ export class SqliteHostStore implements HostStore {
       this.#statement('BEGIN IMMEDIATE').run();
       const remove = this.#statement('DELETE FROM history_transcripts WHERE path = ?');
       for (const path of deletePaths) remove.run(path);
-      const insert = this.#statement(
-        `INSERT OR REPLACE INTO history_transcripts (${HISTORY_COLUMNS}) VALUES (${HISTORY_COLUMNS.split(',')
-          .map(() => '?')
-          .join(', ')})`,
-      );
-      for (const record of put) {
-        insert.run(
-          record.path,
-          record.claudeSessionId,
-          record.cwd,
-          record.summary,
-          record.firstPrompt,
-          record.customTitle,
-          record.gitBranch,
-          record.createdAt,
-          record.mtimeMs,
-          record.size,
-          record.messageCount,
-          record.indexedAt,
-        );
-      }
+      this.#putAll(historyTranscriptMapping, put);
       this.#statement('COMMIT').run();
     } catch (error) {
       if (this.#db.isTransaction) this.#statement('ROLLBACK').run();
@@ -634,27 +617,6 @@ export class SqliteHostStore implements HostStore {
   #assertOpen(): void {
     if (this.#closed) throw new StoreError('the store is closed');
   }
-}
-
-const HISTORY_COLUMNS =
-  'path, claude_session_id, cwd, summary, first_prompt, custom_title, git_branch, created_at, mtime_ms, size, message_count, indexed_at';
-
-function historyTranscriptFromRow(row: Record<string, SQLOutputValue>): HistoryTranscriptRecord {
-  const text = (value: SQLOutputValue) => (value === null ? null : String(value));
-  return {
-    path: String(row.path),
-    claudeSessionId: String(row.claude_session_id),
-    cwd: text(row.cwd),
-    summary: text(row.summary),
-    firstPrompt: text(row.first_prompt),
-    customTitle: text(row.custom_title),
-    gitBranch: text(row.git_branch),
-    createdAt: row.created_at === null ? null : Number(row.created_at),
-    mtimeMs: Number(row.mtime_ms),
-    size: Number(row.size),
-    messageCount: Number(row.message_count),
-    indexedAt: Number(row.indexed_at),
-  };
 }
 
 /** The list filter as a condition on `sessions s` (empty: every session). */
