@@ -1,4 +1,7 @@
-import type { HostErrorCode, HostErrorDetail } from '@outrigger/host-api';
+import type { HostErrorBody, HostErrorCode, HostErrorDetail } from '@outrigger/host-api';
+
+/** What an error's body says besides its code, message and details (`HostErrorBody`): what some codes name. */
+export type HostErrorFields = Omit<HostErrorBody['error'], 'code' | 'message' | 'details'>;
 
 /**
  * An error with the API's stable code. Any layer may throw it; the HTTP layer turns it into
@@ -8,19 +11,24 @@ import type { HostErrorCode, HostErrorDetail } from '@outrigger/host-api';
 export class HostError extends Error {
   readonly code: HostErrorCode;
   readonly details: readonly HostErrorDetail[] | undefined;
-  /** `already_continued`: the session the error names (the body's `sessionId`). */
-  readonly sessionId: string | undefined;
+  /** The body's other fields, as they are (`sessionId` of `already_continued`). */
+  readonly fields: HostErrorFields;
 
   constructor(
     code: HostErrorCode,
     message: string,
     details?: readonly HostErrorDetail[],
-    options: { sessionId?: string } = {},
+    fields: HostErrorFields = {},
   ) {
     super(message);
     this.name = 'HostError';
     this.code = code;
     this.details = details;
-    this.sessionId = options.sessionId;
+    this.fields = fields;
+  }
+
+  /** `already_continued`: the session the error names. */
+  get sessionId(): string | undefined {
+    return this.fields.sessionId;
   }
 }

@@ -1,15 +1,14 @@
 import { type HostErrorBody, type HostErrorCode, type HostErrorDetail, hostErrorStatus } from '@outrigger/host-api';
-import { HostError } from '../hostError.ts';
+import { HostError, type HostErrorFields } from '../hostError.ts';
 
-/** An `{error: {code, message, details?}}` answer with the code's status. */
+/** An `{error: {code, message, details?, …fields}}` answer with the code's status. */
 export function errorResponse(
   code: HostErrorCode,
   message: string,
-  options: { details?: readonly HostErrorDetail[]; headers?: Record<string, string>; sessionId?: string } = {},
+  options: { details?: readonly HostErrorDetail[]; headers?: Record<string, string>; fields?: HostErrorFields } = {},
 ): Response {
-  const body: HostErrorBody = { error: { code, message } };
+  const body: HostErrorBody = { error: { code, message, ...options.fields } };
   if (options.details !== undefined && options.details.length > 0) body.error.details = [...options.details];
-  if (options.sessionId !== undefined) body.error.sessionId = options.sessionId;
   return new Response(JSON.stringify(body), {
     status: hostErrorStatus[code],
     headers: { 'content-type': 'application/json; charset=utf-8', ...options.headers },
@@ -22,7 +21,7 @@ export function errorResponse(
  */
 export function thrownErrorResponse(error: unknown): Response {
   if (error instanceof HostError) {
-    return errorResponse(error.code, error.message, { details: error.details, sessionId: error.sessionId });
+    return errorResponse(error.code, error.message, { details: error.details, fields: error.fields });
   }
   return errorResponse('internal', 'internal error; the host log has the details');
 }

@@ -1,6 +1,6 @@
-import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ClaudeHistorySdk, claudeHistorySdk } from '@outrigger/claude-sdk-sidecar';
+import type { ClaudeHistorySdk } from '@outrigger/claude-sdk-sidecar';
+import { projectFolders, projectsDirOf, statTranscript } from '../history/transcriptFiles.ts';
 
 /*
  * The Claude Code transcripts the sessions read themselves (continuing one, and seeing one that grew outside
@@ -34,29 +34,29 @@ export interface ClaudeTranscripts {
 /** Claude Code's folder name for a directory's transcripts; a longer one gets a hash Claude Code computes itself. */
 const PROJECT_FOLDER_MAX = 200;
 
-export function projectFolderOf(cwd: string): string | undefined {
+function projectFolderOf(cwd: string): string | undefined {
   const folder = cwd.replace(/[^a-zA-Z0-9]/g, '-');
   return folder.length <= PROJECT_FOLDER_MAX ? folder : undefined;
 }
 
-/** The transcripts under `configDir`, read with the SDK in a worker thread (`claudeHistorySdk`). */
-export function sdkTranscripts(
-  configDir: string,
-  sdk: ClaudeHistorySdk = claudeHistorySdk(configDir),
-): ClaudeTranscripts {
+/**
+ * The transcripts under `configDir`, read with the SDK in its worker thread (the host's `claudeHistorySdk`); their
+ * files are found and stat'ed as the history's index does (`history/transcriptFiles.ts`).
+ */
+export function sdkTranscripts(configDir: string, sdk: ClaudeHistorySdk): ClaudeTranscripts {
+  const projectsDir = projectsDirOf(configDir);
   /** Where each session's file was found, for the paths whose folder name is not `projectFolderOf`. */
   const found = new Map<string, string>();
   const pathOf = async (claudeSessionId: string, cwd: string): Promise<string | undefined> => {
     const folder = projectFolderOf(cwd);
-    if (folder !== undefined) return join(configDir, 'projects', folder, `${claudeSessionId}.jsonl`);
+    if (folder !== undefined) return join(projectsDir, folder, `${claudeSessionId}.jsonl`);
     const known = found.get(claudeSessionId);
     if (known !== undefined) return known;
-    const projects = join(configDir, 'projects');
-    for (const entry of await readdir(projects).catch(() => [] as string[])) {
-      const candidate = join(projects, entry, `${claudeSessionId}.jsonl`);
-      if ((await stat(candidate).catch(() => undefined))?.isFile()) {
-        found.set(claudeSessionId, candidate);
-        return candidate;
+    for (const candidate of await projectFolders(projectsDir)) {
+      const file = await statTranscript(join(candidate, `${claudeSessionId}.jsonl`));
+      if (file !== undefined) {
+        found.set(claudeSessionId, file.path);
+        return file.path;
       }
     }
     return undefined;
@@ -76,8 +76,8 @@ export function sdkTranscripts(
     },
     async stat(claudeSessionId, cwd) {
       const path = await pathOf(claudeSessionId, cwd);
-      const info = path === undefined ? undefined : await stat(path).catch(() => undefined);
-      return info === undefined ? undefined : { size: info.size, mtimeMs: info.mtimeMs };
+      const file = path === undefined ? undefined : await statTranscript(path);
+      return file === undefined ? undefined : { size: file.size, mtimeMs: file.mtimeMs };
     },
   };
 }

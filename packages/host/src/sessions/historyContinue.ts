@@ -61,18 +61,19 @@ export class HistoryContinue {
   async continue(claudeSessionId: string, body: ContinueHistoryBody): Promise<CreateSessionResponse> {
     const { history, transcripts } = this.#deps;
     const id = claudeSessionIdOf(claudeSessionId);
-    const found = await history.session(id);
-    if (found === undefined) throw new HostError('not_found', 'no Claude Code session has this id');
-    if (!found.cwdExists) {
-      const message = `the session's directory ${found.cwd} no longer exists: its transcript can be read, not continued`;
-      throw new HostError('validation_failed', `Working directory: ${message}`, [{ path: 'cwd', message }]);
-    }
-    // The same rules as a new session's directory (it exists, it is inside the allowed roots).
-    await resolveSessionCwd(found.cwd, this.#deps.allowRoots, this.#deps.home);
     const sessionId = this.#deps.newId();
     const resume = body.mode === 'resume';
+    // Before anything is awaited: of two resumes at once, the one asked for first is the one that runs.
     if (resume) this.#reserve(id, sessionId);
     try {
+      const found = await history.session(id);
+      if (found === undefined) throw new HostError('not_found', 'no Claude Code session has this id');
+      if (!found.cwdExists) {
+        const message = `the session's directory ${found.cwd} no longer exists: its transcript can be read, not continued`;
+        throw new HostError('validation_failed', `Working directory: ${message}`, [{ path: 'cwd', message }]);
+      }
+      // The same rules as a new session's directory (it exists, it is inside the allowed roots).
+      await resolveSessionCwd(found.cwd, this.#deps.allowRoots, this.#deps.home);
       if (resume) {
         const existing =
           found.outriggerSessionId ?? (await this.#deps.store.findSessionByProviderSession(id))?.id ?? undefined;

@@ -87,7 +87,17 @@ export class HostSession {
     this.#deps = deps;
     this.#inSidecar = new SessionInSidecar(ledger.sessionId, deps, startedOn);
     this.#checkpointing = new TurnCheckpointing(ledger.sessionId, ledger, deps.checkpoints, deps.logger);
-    this.#outside = deps.transcript && this.#outsideOf(deps.transcript);
+    this.#outside =
+      deps.transcript &&
+      new SessionOutside({
+        watch: deps.transcript,
+        ledger,
+        restartClaudeCode: () => this.#closeInSidecar(),
+        onQueue: (work) =>
+          void this.queue.run(work).catch((error: unknown) => this.#logFailure('outside changes', error)),
+        logger: deps.logger,
+        logFailure: (error) => this.#logFailure('outside changes', error),
+      });
     this.#toolTimeouts =
       deps.toolTimeoutMs === undefined
         ? undefined
@@ -137,9 +147,8 @@ export class HostSession {
         await this.#acceptTurn(turnId, draft, true);
         return { turnId, queued: true, steered: false, replayed: false };
       }
-      await this.#outside?.beforeTurn();
       // Nothing is stored until the sidecar has the session: a sidecar that cannot start is a 503, not a lost turn.
-      const generation = await this.#inSidecar.ensureStarted(this.#ledger.session, this.#ledger.hasTranscript());
+      const generation = await this.#startForTurn();
       await this.#acceptTurn(turnId, draft, false);
       await this.#outside?.place(turnId);
       await this.#checkpointing.turnStarts(turnId);
@@ -236,9 +245,8 @@ export class HostSession {
       if (decision.kind === 'missing') throw new HostError('not_found', 'no such turn in this session');
       if (decision.kind === 'conflict') throw new HostError('conflict', decision.message);
       if (decision.kind === 'running') return { turnId, started: false };
-      await this.#outside?.beforeTurn(turnId);
       // The sidecar first: one that cannot start is a 503 and the prompt stays queued as it was.
-      const generation = await this.#inSidecar.ensureStarted(this.#ledger.session, this.#ledger.hasTranscript());
+      const generation = await this.#startForTurn(turnId);
       await this.#ledger.apply({ type: 'startQueuedTurn', turnId });
       await this.#checkpointing.turnStarts(turnId);
       await this.#exec(generation, turnId);
@@ -273,8 +281,7 @@ export class HostSession {
       const idle = this.#ledger.runningUserTurn() === undefined;
       // The sidecar first: one that cannot start is a 503 and the queue stays paused, nothing lost.
       if (idle && this.#ledger.queuedTurns().length > 0) {
-        await this.#outside?.beforeTurn(this.#ledger.queuedTurns()[0]?.id);
-        await this.#inSidecar.ensureStarted(this.#ledger.session, this.#ledger.hasTranscript());
+        await this.#startForTurn(this.#ledger.queuedTurns()[0]?.id);
       }
       await this.#ledger.apply({ type: 'resumeQueue' });
       await this.#dispatchNext();
@@ -606,8 +613,7 @@ export class HostSession {
       if (next === undefined) return;
       let generation: number;
       try {
-        await this.#outside?.beforeTurn(next.id);
-        generation = await this.#inSidecar.ensureStarted(this.#ledger.session, this.#ledger.hasTranscript());
+        generation = await this.#startForTurn(next.id);
       } catch (error) {
         await this.#ledger.apply({
           type: 'failTurn',
@@ -627,26 +633,13 @@ export class HostSession {
     }
   }
 
-  /** What grew outside Outrigger (`outsideChanges.ts`), on this session's queue and ledger. */
-  #outsideOf(watch: Pick<TranscriptWatch, 'turnEnded' | 'check'>): SessionOutside {
-    return new SessionOutside({
-      watch,
-      session: () => ({
-        record: this.#ledger.session,
-        hasTranscript: this.#ledger.hasTranscript(),
-        busy: this.#ledger.liveTurns().length > 0 || this.#ledger.queuedTurns().length > 0,
-      }),
-      showNotice: (notice) => this.#ledger.apply({ type: 'outsideChanges', ...notice }),
-      restartClaudeCode: () => this.#closeInSidecar(),
-      onQueue: (work) =>
-        void this.queue.run(work).catch((error: unknown) => this.#logFailure('outside changes', error)),
-      logChange: (change) =>
-        this.#deps.logger.info(
-          { event: 'session.outside_changes', sessionId: this.id, count: change.messages },
-          'the transcript grew outside Outrigger; the next turn starts Claude Code again from it',
-        ),
-      logFailure: (error) => this.#logFailure('outside changes', error),
-    });
+  /**
+   * Before a turn: what grew outside Outrigger since its last turn is shown (and its Claude Code stopped, to read
+   * it), then the sidecar has the session (`nextTurnId`: the turn about to start, when it exists already).
+   */
+  async #startForTurn(nextTurnId?: string): Promise<number> {
+    await this.#outside?.beforeTurn(nextTurnId);
+    return this.#inSidecar.ensureStarted(this.#ledger.session, this.#ledger.hasTranscript());
   }
 
   async #closeInSidecar(): Promise<void> {

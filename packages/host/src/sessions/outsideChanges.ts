@@ -1,5 +1,7 @@
+import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import type { SessionRecord, TurnRecord } from '../store/records.ts';
 import type { ClaudeTranscripts, TranscriptMessage, TranscriptStat } from './claudeTranscripts.ts';
+import type { SessionLedger } from './sessionLedger.ts';
 
 /*
  * A transcript that grew outside Outrigger. Claude Code has no lock: when the person continues an Outrigger
@@ -204,15 +206,16 @@ const OUTSIDE_QUIET_MS = 1_000;
 
 export interface SessionOutsideDeps {
   readonly watch: Pick<TranscriptWatch, 'turnEnded' | 'check'>;
-  /** The session as its ledger has it now. */
-  readonly session: () => { readonly record: SessionRecord; readonly hasTranscript: boolean; readonly busy: boolean };
-  /** Applies the notice (the session's ledger). */
-  readonly showNotice: (notice: { turnId: string; text: string; mark: string }) => Promise<void>;
+  /** The session's ledger: the session as it is now, and where the notice is applied. */
+  readonly ledger: Pick<
+    SessionLedger,
+    'sessionId' | 'session' | 'hasTranscript' | 'liveTurns' | 'queuedTurns' | 'apply'
+  >;
   /** Stops the session's Claude Code, so the next turn starts one that reads the transcript. */
   readonly restartClaudeCode: () => Promise<void>;
   /** Runs work on the session's queue. */
   readonly onQueue: (work: () => Promise<void>) => void;
-  readonly logChange: (change: OutsideChange) => void;
+  readonly logger: Pick<RuntimeLogger, 'info'>;
   readonly logFailure: (error: unknown) => void;
 }
 
@@ -233,18 +236,21 @@ export class SessionOutside {
   }
 
   turnEnded(): Promise<void> {
-    return this.#deps.watch.turnEnded(this.#deps.session().record);
+    return this.#deps.watch.turnEnded(this.#deps.ledger.session);
   }
 
   /** Before a turn (`nextTurnId`: the one about to start, when it exists already). */
   async beforeTurn(nextTurnId?: string): Promise<void> {
-    const { record, hasTranscript } = this.#deps.session();
+    const { ledger } = this.#deps;
     // A transcript that cannot be read is no reason to refuse the turn: it runs on what Claude Code has.
     const change = await this.#deps.watch
-      .check(record, hasTranscript)
+      .check(ledger.session, ledger.hasTranscript())
       .catch((error: unknown) => void this.#deps.logFailure(error));
     if (change !== undefined) {
-      this.#deps.logChange(change);
+      this.#deps.logger.info(
+        { event: 'session.outside_changes', sessionId: ledger.sessionId, count: change.messages },
+        'the transcript grew outside Outrigger; the next turn starts Claude Code again from it',
+      );
       await this.#deps.restartClaudeCode();
       this.#pending = change;
     }
@@ -256,7 +262,7 @@ export class SessionOutside {
     const pending = this.#pending;
     const turnId = pending?.turnId ?? nextTurnId;
     if (pending === undefined || turnId === undefined) return;
-    await this.#deps.showNotice({ turnId, text: pending.text, mark: pending.mark });
+    await this.#deps.ledger.apply({ type: 'outsideChanges', turnId, text: pending.text, mark: pending.mark });
     this.#pending = undefined;
   }
 
@@ -266,7 +272,8 @@ export class SessionOutside {
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
       this.#deps.onQueue(async () => {
-        if (this.#stopped || this.#deps.session().busy) return;
+        const { ledger } = this.#deps;
+        if (this.#stopped || ledger.liveTurns().length > 0 || ledger.queuedTurns().length > 0) return;
         await this.beforeTurn();
       });
     }, OUTSIDE_QUIET_MS);

@@ -69,7 +69,7 @@ import type {
 } from '../store/hostStore.ts';
 import type { MessageRecord, SessionRecord, TurnRecord } from '../store/records.ts';
 import { resolveCancelBudgets } from './cancelBudgets.ts';
-import { type ClaudeTranscripts, sdkTranscripts } from './claudeTranscripts.ts';
+import type { ClaudeTranscripts } from './claudeTranscripts.ts';
 import { resolveSessionCwd } from './cwdPolicy.ts';
 import { completeDirectory, recentDirectories } from './directoryCompletion.ts';
 import { HistoryContinue } from './historyContinue.ts';
@@ -132,7 +132,10 @@ export interface SessionManagerOptions {
   readonly home?: string;
   /** Claude Code's history: continuing one of its sessions, and seeing a transcript grow outside Outrigger. */
   readonly history?: ClaudeHistoryReader;
-  /** The transcripts' messages, copies and files (default: the SDK's, under `history.configDir`). */
+  /**
+   * The transcripts' messages, copies and files (`sdkTranscripts` over the host's SDK worker): a continue needs it
+   * with `history`; without it no transcript is watched for what grows outside Outrigger.
+   */
   readonly transcripts?: ClaudeTranscripts;
 }
 
@@ -182,7 +185,7 @@ export class SessionManager implements SessionService {
     this.#now = options.now ?? Date.now;
     this.#newId = options.newId ?? randomUUID;
     const { history } = options;
-    this.#transcripts = options.transcripts ?? (history === undefined ? undefined : sdkTranscripts(history.configDir));
+    this.#transcripts = options.transcripts;
     this.#historyContinue =
       history === undefined || this.#transcripts === undefined
         ? undefined
