@@ -1,9 +1,4 @@
-import type { Timers } from './streamConnection.ts';
-
-const defaultTimers: Timers = {
-  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
-  clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
+import { realTimers, type Timers } from './streamConnection.ts';
 
 /**
  * A load from the host that events ask to repeat: never two at once (their answers could land out of
@@ -23,7 +18,7 @@ export class CoalescedLoad {
   /** `load` says its own failures (a store shows them); a failure here only ends that round. */
   constructor(load: () => Promise<void>, options: { timers?: Timers; delayMs?: number } = {}) {
     this.#load = load;
-    this.#timers = options.timers ?? defaultTimers;
+    this.#timers = options.timers ?? realTimers;
     this.#delayMs = options.delayMs ?? 300;
   }
 

@@ -33,6 +33,11 @@ test('opened, its rows sit between the start and end lines, keyed apart from the
   );
   const again = withEarlierHistory(own, { continuedFrom, open: true, view: history }, false);
   assert.equal(again[1], items[1], 'an untouched history row keeps its item (the memoized row does not render again)');
+  assert.deepEqual(
+    items.map((item) => item.readOnly ?? false),
+    [false, true, true, false, false],
+    'the history’s rows act on no session; the markers and the session’s own rows do',
+  );
   assert.equal(timeline(history)[0]?.key, 'r1', 'the history’s own timeline is untouched');
 });
 

@@ -13,13 +13,13 @@ export interface EarlierHistory {
 /*
  * The history's items keep their identity while their row does (a delta of the session's own stream rebuilds
  * the timeline, and the memoized rows above it must not all render again); their keys are marked so they never
- * meet a key of the session's own rows.
+ * meet a key of the session's own rows, and they are read-only: the session's actions are not theirs.
  */
 const marked = new WeakMap<TimelineItem, TimelineItem>();
 function earlierItem(item: TimelineItem): TimelineItem {
   let copy = marked.get(item);
   if (copy === undefined) {
-    copy = { ...item, key: `earlier:${item.key}` };
+    copy = { ...item, key: `earlier:${item.key}`, readOnly: true };
     marked.set(item, copy);
   }
   return copy;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { findHistorySession, historyRows } from './historyRows.ts';
+import { historyRows } from './historyRows.ts';
 import { claudeId, historyList, historySession } from './testing/historyFixtures.ts';
 
 const list = historyList([
@@ -33,10 +33,4 @@ test('a folded project shows only its header, except while searching (a hit neve
   const header = historyRows(list, folded, false)[0];
   assert.equal(header?.kind === 'project' && header.open, false);
   assert.equal(historyRows(list, folded, true).length, 5);
-});
-
-test('a session is found by its id anywhere in the list', () => {
-  assert.equal(findHistorySession(list, claudeId(3))?.claudeSessionId, claudeId(3));
-  assert.equal(findHistorySession(list, claudeId(9)), undefined);
-  assert.equal(findHistorySession(null, claudeId(1)), undefined);
 });

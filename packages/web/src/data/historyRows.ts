@@ -25,10 +25,3 @@ export function historyRows(list: HistoryList, folded: ReadonlySet<string>, sear
   }
   return rows;
 }
-
-/** A history session by id in the list, or undefined. */
-export function findHistorySession(list: HistoryList | null, claudeSessionId: string): HistorySession | undefined {
-  for (const project of list?.projects ?? [])
-    for (const session of project.sessions) if (session.claudeSessionId === claudeSessionId) return session;
-  return undefined;
-}

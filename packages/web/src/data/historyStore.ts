@@ -10,6 +10,7 @@ import { messageOf } from './format.ts';
 import { lenientParse } from './lenientParse.ts';
 import {
   type ConnectionState,
+  realTimers,
   StreamConnection,
   type StreamConnectionOptions,
   type Timers,
@@ -36,11 +37,6 @@ export interface HistoryStoreOptions {
   stream?: Partial<Pick<StreamConnectionOptions, 'open' | 'timers' | 'deadAfterMs' | 'backoffMs'>>;
 }
 
-const defaultTimers: Timers = {
-  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
-  clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
 /**
  * Claude Code's sessions on this machine (`listHistory`), searched as the person types (debounced, one load at
  * a time, an answer to an older query never shown for a newer one), and kept current by `history_changed` while
@@ -66,7 +62,7 @@ export class HistoryStore {
   constructor(client: HostClient, options: HistoryStoreOptions = {}) {
     this.#client = client;
     this.#options = options;
-    this.#timers = options.timers ?? defaultTimers;
+    this.#timers = options.timers ?? realTimers;
     this.#loads = new CoalescedLoad(() => this.#load(), {
       timers: this.#timers,
       delayMs: options.changeDelayMs ?? 200,

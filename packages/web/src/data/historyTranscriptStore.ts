@@ -9,7 +9,6 @@ export interface HistoryTranscriptScreen {
   /** Null until the first page arrived. */
   session: HistorySession | null;
   notes: readonly HistoryNote[];
-  totalRows: number;
   /** The rows read so far, in the shape `timeline` lays out (no turns: a transcript has no Outrigger turns). */
   view: SessionViewState;
   loaded: boolean;
@@ -37,7 +36,6 @@ export class HistoryTranscriptStore {
     this.screen = new ValueStore<HistoryTranscriptScreen>({
       session: null,
       notes: [],
-      totalRows: 0,
       view: emptySessionState(claudeSessionId),
       loaded: false,
       loadError: null,
@@ -57,7 +55,6 @@ export class HistoryTranscriptStore {
         ...screen,
         session: transcript.session,
         notes: transcript.notes,
-        totalRows: transcript.totalRows,
         view: sessionReducer(emptySessionState(this.claudeSessionId), { type: 'olderPage', page: transcript.page }),
         loaded: true,
         loadError: null,

@@ -1,7 +1,7 @@
 import { HostApiError, type PostTurnBody, type PostTurnResponse } from '@outrigger/host-api';
 import type { DraftStorage } from './drafts.ts';
 import { messageOf } from './format.ts';
-import { defaultBackoffMs, type Timers } from './streamConnection.ts';
+import { defaultBackoffMs, realTimers, type Timers } from './streamConnection.ts';
 import { ValueStore } from './valueStore.ts';
 
 /**
@@ -40,10 +40,7 @@ export class Outbox {
 
   constructor(options: OutboxOptions) {
     this.#options = options;
-    this.#timers = options.timers ?? {
-      setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
-      clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
-    };
+    this.#timers = options.timers ?? realTimers;
     this.items.set(this.#load());
     this.items.subscribe(() => this.#save());
   }

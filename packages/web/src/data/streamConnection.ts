@@ -33,7 +33,8 @@ export interface StreamConnectionOptions {
   timers?: Timers;
 }
 
-const defaultTimers: Timers = {
+/** The real timers; tests pass fake ones. */
+export const realTimers: Timers = {
   setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
   clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
@@ -60,7 +61,7 @@ export class StreamConnection {
 
   constructor(options: StreamConnectionOptions) {
     this.#options = options;
-    this.#timers = options.timers ?? defaultTimers;
+    this.#timers = options.timers ?? realTimers;
     this.#deadAfterMs = options.deadAfterMs ?? sseTiming.deadAfterMs;
     this.#lastSeq = options.after;
   }

@@ -10,13 +10,17 @@ export interface ToolNode {
 }
 
 /** One row of the rendered transcript; `key` is stable across updates (the virtualizer measures by it). */
-export type TimelineItem =
+export type TimelineItem = (
   | { kind: 'user' | 'text' | 'thinking' | 'notice'; key: string; row: MessageView }
   | { kind: 'tool'; key: string; node: ToolNode }
   | { kind: 'prompt'; key: string; interaction: Interaction }
   | { kind: 'footer'; key: string; turn: TurnState }
   /** Where a continued session's Claude Code history begins (`start`, folded or open) and ends (`end`). */
-  | { kind: 'earlier'; key: string; edge: 'start' | 'end'; open: boolean; rows: number };
+  | { kind: 'earlier'; key: string; edge: 'start' | 'end'; open: boolean; rows: number }
+) & {
+  /** Read from a Claude Code transcript (a continued session's history): it acts on no session. */
+  readOnly?: true;
+};
 
 const terminal: ReadonlySet<string> = new Set(terminalTurnStatuses);
 

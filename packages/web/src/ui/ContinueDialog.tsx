@@ -4,7 +4,7 @@ import { formatAgo } from '../data/format.ts';
 import { type ContinueOffer, continueOffer, offerAfterRefusal } from '../data/historyContinue.ts';
 import { useServices } from './appContext.ts';
 import { useAction } from './hooks.ts';
-import { ModalDialog } from './ModalDialog.tsx';
+import { DialogActions, ModalDialog } from './ModalDialog.tsx';
 import { navigate, sessionHref } from './route.ts';
 
 /**
@@ -43,14 +43,11 @@ export function ContinueDialog({ session, onClose }: { session: HistorySession; 
             An Outrigger session already continues this Claude Code session. Go on there: two sessions resuming one
             transcript would both write to it.
           </p>
-          <div className="dialog-actions">
-            <button type="button" className="btn" onClick={() => dialog.current?.close()}>
-              Cancel
-            </button>
+          <DialogActions dialogRef={dialog} error={null}>
             <a className="btn btn-primary" href={sessionHref(offer.sessionId)} onClick={() => dialog.current?.close()}>
               Open in Outrigger
             </a>
-          </div>
+          </DialogActions>
         </>
       ) : offer.kind === 'in_use' ? (
         <>
@@ -60,15 +57,7 @@ export function ContinueDialog({ session, onClose }: { session: HistorySession; 
             the same time, two writers interleave their messages in one transcript.
           </p>
           <p>Fork it to go on here with a copy, and leave the original to the terminal.</p>
-          {action.error !== null && (
-            <p className="composer-error" role="alert">
-              Could not continue: {action.error}
-            </p>
-          )}
-          <div className="dialog-actions">
-            <button type="button" className="btn" onClick={() => dialog.current?.close()}>
-              Cancel
-            </button>
+          <DialogActions dialogRef={dialog} error={action.error} failedPrefix="Could not continue: ">
             <button
               type="button"
               className="btn"
@@ -85,7 +74,7 @@ export function ContinueDialog({ session, onClose }: { session: HistorySession; 
             >
               {action.busy ? 'Starting…' : 'Fork'}
             </button>
-          </div>
+          </DialogActions>
         </>
       ) : offer.kind === 'gone' ? (
         <>
@@ -131,19 +120,11 @@ export function ContinueDialog({ session, onClose }: { session: HistorySession; 
               </span>
             </label>
           </fieldset>
-          {action.error !== null && (
-            <p className="composer-error" role="alert">
-              Could not continue: {action.error}
-            </p>
-          )}
-          <div className="dialog-actions">
-            <button type="button" className="btn" onClick={() => dialog.current?.close()}>
-              Cancel
-            </button>
+          <DialogActions dialogRef={dialog} error={action.error} failedPrefix="Could not continue: ">
             <button type="submit" className="btn btn-primary" disabled={action.busy}>
               {action.busy ? 'Starting…' : mode === 'resume' ? 'Resume' : 'Fork'}
             </button>
-          </div>
+          </DialogActions>
         </form>
       )}
     </ModalDialog>

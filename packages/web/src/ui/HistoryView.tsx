@@ -36,7 +36,6 @@ function useHistoryStore(): HistoryStore {
 export function HistoryView({ onOpenSidebar }: { onOpenSidebar: () => void }) {
   const store = useHistoryStore();
   const screen = useValue(store.screen);
-  const [typed, setTyped] = useState(screen.query);
   const [folded, setFolded] = useState<ReadonlySet<string>>(new Set());
   const list = screen.list;
   const searching = screen.query.trim() !== '';
@@ -93,19 +92,13 @@ export function HistoryView({ onOpenSidebar }: { onOpenSidebar: () => void }) {
           <input
             className="input"
             type="search"
-            value={typed}
+            value={screen.query}
             placeholder="Search titles, prompts, folders and branches"
             aria-label="Search Claude Code history"
             aria-describedby="history-count"
-            onChange={(event) => {
-              setTyped(event.currentTarget.value);
-              store.search(event.currentTarget.value);
-            }}
+            onChange={(event) => store.search(event.currentTarget.value)}
             onKeyDown={(event) => {
-              if (event.key === 'Escape') {
-                setTyped('');
-                store.search('');
-              }
+              if (event.key === 'Escape') store.search('');
             }}
           />
         </search>

@@ -43,6 +43,39 @@ export function ModalDialog({
 }
 
 /**
+ * The end of a dialog: why the last try failed, Cancel (closes the dialog), and the ways on (`children`).
+ */
+export function DialogActions({
+  dialogRef,
+  error,
+  failedPrefix = '',
+  children,
+}: {
+  dialogRef: RefObject<HTMLDialogElement | null>;
+  error: string | null;
+  /** Said before the error (`Could not delete: `). */
+  failedPrefix?: string;
+  children?: ReactNode;
+}) {
+  return (
+    <>
+      {error !== null && (
+        <p className="composer-error" role="alert">
+          {failedPrefix}
+          {error}
+        </p>
+      )}
+      <div className="dialog-actions">
+        <button type="button" className="btn" onClick={() => dialogRef.current?.close()}>
+          Cancel
+        </button>
+        {children}
+      </div>
+    </>
+  );
+}
+
+/**
  * The end of a dialog that asks before an act that cannot be taken back: why the last try failed, Cancel
  * (closes the dialog), any other way out (`children`), and the act itself, marked as dangerous.
  */
@@ -67,22 +100,11 @@ export function ConfirmActions({
   children?: ReactNode;
 }) {
   return (
-    <>
-      {error !== null && (
-        <p className="composer-error" role="alert">
-          {failedPrefix}
-          {error}
-        </p>
-      )}
-      <div className="dialog-actions">
-        <button type="button" className="btn" onClick={() => dialogRef.current?.close()}>
-          Cancel
-        </button>
-        {children}
-        <button type="button" className="btn btn-danger" disabled={busy} onClick={onConfirm}>
-          {busy ? busyLabel : label}
-        </button>
-      </div>
-    </>
+    <DialogActions dialogRef={dialogRef} error={error} failedPrefix={failedPrefix}>
+      {children}
+      <button type="button" className="btn btn-danger" disabled={busy} onClick={onConfirm}>
+        {busy ? busyLabel : label}
+      </button>
+    </DialogActions>
   );
 }

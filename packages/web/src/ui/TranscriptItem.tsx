@@ -11,6 +11,7 @@ import { Icon } from './Icon.tsx';
 import { Markdown } from './Markdown.tsx';
 import { type Answer, PromptCard } from './PromptCard.tsx';
 import { RewindButton } from './RewindButton.tsx';
+import { readOnlyActions } from './readOnlyActions.ts';
 import { ToolCard, type ToolCardActions } from './ToolCard.tsx';
 import { TurnChanges } from './TurnChanges.tsx';
 import { type RerunActions, textOf, UserMessage } from './UserMessage.tsx';
@@ -23,14 +24,15 @@ export interface TranscriptActions extends ToolCardActions {
   toggleEarlier?(): void;
 }
 
-/** One row of the transcript, by kind. */
+/** One row of the transcript, by kind; a read-only row gets `readOnlyActions`, whatever the transcript's are. */
 export const TranscriptItem = memo(function TranscriptItem({
   item,
-  actions,
+  actions: transcriptActions,
 }: {
   item: TimelineItem;
   actions: TranscriptActions;
 }) {
+  const actions = item.readOnly === true ? readOnlyActions : transcriptActions;
   switch (item.kind) {
     case 'user':
       return <UserMessage row={item.row} rerun={actions.rerun} />;

@@ -1,8 +1,9 @@
 import type { TranscriptActions } from './TranscriptItem.tsx';
 
 /**
- * What a read-only transcript's rows may do: nothing that would act on a session. Its cards open and close,
- * its prompts offer no Edit or Retry, and a cut output says where the whole of it is.
+ * What the rows of a Claude Code transcript may do (its own read-only view, or a continued session's history,
+ * `TimelineItem.readOnly`): nothing that would act on a session. Its cards open and close, its prompts offer no
+ * Edit or Retry, and a cut output says where the whole of it is.
  */
 export const readOnlyActions: TranscriptActions = {
   answer: () => async () => {

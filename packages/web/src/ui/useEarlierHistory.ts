@@ -21,6 +21,8 @@ export function useEarlierHistory(continuedFrom: ContinuedFrom | null): {
 } {
   const { client } = useServices();
   const [open, setOpen] = useState(false);
+  // Read when first opened, and kept when folded again: showing it once more asks the host nothing.
+  const [read, setRead] = useState(false);
   const id = continuedFrom?.claudeSessionId;
   const rows = continuedFrom?.rows;
   const store = useMemo(
@@ -29,17 +31,20 @@ export function useEarlierHistory(continuedFrom: ContinuedFrom | null): {
   );
   const opened = open && store !== none;
   useEffect(() => {
-    if (!opened) return;
+    if (!read || store === none) return;
     void store.start();
     return () => store.stop();
-  }, [store, opened]);
+  }, [store, read]);
   const screen = useValue(store.screen);
   const earlier = useMemo<EarlierHistory | null>(
     () => (continuedFrom === null ? null : { continuedFrom, open, view: screen.loaded ? screen.view : null }),
     [continuedFrom, open, screen.loaded, screen.view],
   );
   // Stable: it is one of the transcript's actions, and a new one would render every memoized row again.
-  const toggle = useCallback(() => setOpen((value) => !value), []);
+  const toggle = useCallback(() => {
+    setOpen((value) => !value);
+    setRead(true);
+  }, []);
   return {
     earlier,
     toggle,

@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import {
   continueHistoryBodySchema,
   type HistoryList,
@@ -46,7 +45,7 @@ interface Entry {
 
 export class FakeHistory {
   readonly #entries = new Map<string, Entry>();
-  readonly #subscribers = new Set<ServerResponse>();
+  readonly #subscribers = new Set<(frame: string) => void>();
   #revision = 1;
   #next = 100;
   hiddenOutsideRoots = 3;
@@ -192,29 +191,16 @@ export class FakeHistory {
     return this.#entry(claudeSessionId).rows.length;
   }
 
-  /** `GET /api/history/events`: `history_changed` frames from now on, no replay, heartbeats. */
-  subscribe(response: ServerResponse, heartbeatMs: number, onClose: (close: () => void) => void): void {
-    response.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-store',
-      connection: 'keep-alive',
-    });
-    response.flushHeaders();
-    this.#subscribers.add(response);
-    const heartbeat = setInterval(
-      () => response.write(`event: heartbeat\ndata: ${JSON.stringify({ time: Date.now() })}\n\n`),
-      heartbeatMs,
-    );
-    onClose(() => {
-      clearInterval(heartbeat);
-      this.#subscribers.delete(response);
-    });
+  /** `GET /api/history/events`: `history_changed` frames from now on, no replay; returns the unsubscribe. */
+  subscribe(write: (frame: string) => void): () => void {
+    this.#subscribers.add(write);
+    return () => this.#subscribers.delete(write);
   }
 
   #changed(claudeSessionIds: string[]): void {
     this.#revision += 1;
     const frame = `event: history_changed\ndata: ${JSON.stringify({ revision: this.#revision, claudeSessionIds })}\n\n`;
-    for (const subscriber of this.#subscribers) subscriber.write(frame);
+    for (const write of this.#subscribers) write(frame);
   }
 
   #put(found: HistorySession, rows: MessageView[], notes: HistoryNote[]): void {

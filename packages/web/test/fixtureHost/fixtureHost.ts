@@ -680,6 +680,35 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
     ],
   ];
 
+  /** An event stream held open until the client goes: `follow` writes its frames, heartbeats in between. */
+  const openStream = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    follow: (write: (frame: string) => void) => () => void,
+  ) => {
+    response.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+    });
+    response.flushHeaders();
+    streams.add(response);
+    const write = (frame: string) => {
+      if (!frozen) response.write(frame);
+    };
+    const unfollow = follow(write);
+    const heartbeat = setInterval(
+      () => write(`event: heartbeat\ndata: ${JSON.stringify({ time: Date.now() })}\n\n`),
+      options.heartbeatMs ?? 15_000,
+    );
+    request.on('close', () => {
+      clearInterval(heartbeat);
+      unfollow();
+      streams.delete(response);
+    });
+  };
+
+  /** A replayed stream (the host's, a session's): what came after `Last-Event-ID`, then what comes. */
   const sse = (
     request: IncomingMessage,
     response: ServerResponse,
@@ -689,26 +718,11 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
     const header = request.headers['last-event-id'];
     const query = new URL(request.url ?? '/', 'http://x').searchParams.get('after');
     const after = Number(header ?? query ?? 0);
-    response.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-store',
-      connection: 'keep-alive',
-    });
-    response.flushHeaders();
-    streams.add(response);
-    const send = (event: { type: string; data: { seq: number } }) => {
-      if (!frozen) response.write(sseFrame(event));
-    };
-    for (const event of log) if (event.data.seq > after) send(event as never);
-    const subscriber = (event: never) => send(event);
-    subscribers.add(subscriber);
-    const heartbeat = setInterval(() => {
-      if (!frozen) response.write(`event: heartbeat\ndata: ${JSON.stringify({ time: Date.now() })}\n\n`);
-    }, options.heartbeatMs ?? 15_000);
-    request.on('close', () => {
-      clearInterval(heartbeat);
-      subscribers.delete(subscriber);
-      streams.delete(response);
+    openStream(request, response, (write) => {
+      for (const event of log) if (event.data.seq > after) write(sseFrame(event as never));
+      const subscriber = (event: never) => write(sseFrame(event));
+      subscribers.add(subscriber);
+      return () => subscribers.delete(subscriber);
     });
   };
 
@@ -721,15 +735,8 @@ export async function startFixtureHost(options: FixtureHostOptions): Promise<Fix
       try {
         if (method === 'GET' && url.pathname === '/api/events')
           return sse(request, response, hostLog, hostSubscribers as never);
-        if (method === 'GET' && url.pathname === '/api/history/events') {
-          streams.add(response);
-          return history.subscribe(response, options.heartbeatMs ?? 15_000, (close) =>
-            request.on('close', () => {
-              close();
-              streams.delete(response);
-            }),
-          );
-        }
+        if (method === 'GET' && url.pathname === '/api/history/events')
+          return openStream(request, response, (write) => history.subscribe(write));
         const events = /^\/api\/sessions\/([^/]+)\/events$/.exec(url.pathname);
         if (method === 'GET' && events !== null) {
           const session = sessionOf(events[1]!);
