@@ -15,15 +15,7 @@ import {
   toolDecisionOf,
 } from '@outrigger/host-api';
 import type { ToolCall } from '@outrigger/protocol';
-import {
-  backgroundOf,
-  fileChangeOf,
-  outcomeOfResult,
-  structuredPatchOf,
-  synthesizedResult,
-  toolInputOf,
-  toolResultFrom,
-} from '../projection/toolRows.ts';
+import { outcomeOfResult, synthesizedResult, toolCardOf, toolResultFrom } from '../projection/toolRows.ts';
 import { previewToolResult } from '../projection/views.ts';
 import type { TranscriptMessage } from './transcriptMessages.ts';
 import { rawBody } from './transcriptScan.ts';
@@ -444,31 +436,9 @@ function toolBlockOf(row: DraftRow): ToolUseBlock | undefined {
   return block?.type === 'tool_use' ? block : undefined;
 }
 
-/** The card of a protocol ToolCall, built the way the live projection's `toolBlock` builds it. */
+/** The card of a protocol ToolCall, by the live projection's own rule (`toolCardOf`); nobody decided anything yet. */
 function toolBlock(call: ToolCall, fields: Partial<ToolUseBlock> & { startedAt: number }): ToolUseBlock {
-  const input = toolInputOf(call);
-  const fileChange = fileChangeOf(call.toolName, input);
-  const structuredPatch = structuredPatchOf(call);
-  return {
-    type: 'tool_use',
-    id: call.toolCallId,
-    name: call.toolName,
-    callType: call.callType,
-    input,
-    status: 'running',
-    parentToolUseId: call.metadata.parentToolUseId ?? null,
-    locations: call.locations.map((location) => location.path),
-    fileChange:
-      fileChange === null ? null : structuredPatch === undefined ? fileChange : { ...fileChange, structuredPatch },
-    agentTask: null,
-    background: backgroundOf(call),
-    output: null,
-    endedAt: null,
-    outcome: null,
-    decision: null,
-    elapsedSeconds: null,
-    ...fields,
-  };
+  return { ...toolCardOf(call, undefined, { startedAt: fields.startedAt, decision: () => null }), ...fields };
 }
 
 function backgroundProcessOf(toolResponse: unknown): { taskId?: string; status: string } {

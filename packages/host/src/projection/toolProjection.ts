@@ -17,16 +17,13 @@ import type { ProjectionDraft } from './projectionDraft.ts';
 import { newRow, resultBlockOf, toolBlockOf } from './rows.ts';
 import { isTerminalTurn } from './sessionStatus.ts';
 import {
-  backgroundOf,
   elapsedSecondsOf,
-  fileChangeOf,
   heartbeatTargetOf,
   liveOutputOf,
   outcomeOfResult,
   resultReplaces,
-  structuredPatchOf,
   synthesizedResult,
-  toolInputOf,
+  toolCardOf,
   toolResultFrom,
 } from './toolRows.ts';
 import { previewToolResult } from './views.ts';
@@ -175,31 +172,8 @@ function toolBlock(
   before: ToolUseBlock | undefined,
   overrides: Partial<ToolUseBlock>,
 ): ToolUseBlock {
-  const input = toolInputOf(call);
-  const patch = structuredPatchOf(call) ?? before?.fileChange?.structuredPatch;
-  const fileChange = fileChangeOf(call.toolName, input);
-  const parentToolUseId = call.metadata.parentToolUseId ?? before?.parentToolUseId ?? null;
-  return {
-    type: 'tool_use',
-    id: call.toolCallId,
-    name: call.toolName,
-    callType: call.callType,
-    input,
-    status: before?.status ?? 'running',
-    parentToolUseId,
-    locations: call.locations.map((location) => location.path),
-    fileChange:
-      fileChange === null ? null : patch === undefined ? fileChange : { ...fileChange, structuredPatch: patch },
-    agentTask: before?.agentTask ?? null,
-    background: backgroundOf(call) ?? before?.background ?? null,
-    output: before?.output ?? null,
-    startedAt: before?.startedAt ?? d.now,
-    endedAt: before?.endedAt ?? null,
-    outcome: before?.outcome ?? null,
-    decision: before?.decision ?? decisionFromInteractions(d, call.toolCallId),
-    elapsedSeconds: elapsedSecondsOf(call) ?? before?.elapsedSeconds ?? null,
-    ...overrides,
-  };
+  const fresh = { startedAt: d.now, decision: () => decisionFromInteractions(d, call.toolCallId) };
+  return { ...toolCardOf(call, before, fresh), ...overrides };
 }
 
 function putToolRow(

@@ -205,3 +205,37 @@ export function outcomeOfResult(
   if (context.turnCanceled || result.content.startsWith(interruptedToolText)) return 'canceled';
   return result.resultSource === 'synthesized' ? 'stopped' : 'failed';
 }
+
+/**
+ * The card a ToolCall makes, over what an earlier card of the same call knew (`before`): the live projection
+ * updates one as events come, a transcript read builds each once. `startedAt` and `decision` are a new card's.
+ */
+export function toolCardOf(
+  call: ToolCall,
+  before: ToolUseBlock | undefined,
+  fresh: { readonly startedAt: number; readonly decision: () => ToolDecision | null },
+): ToolUseBlock {
+  const input = toolInputOf(call);
+  const patch = structuredPatchOf(call) ?? before?.fileChange?.structuredPatch;
+  const fileChange = fileChangeOf(call.toolName, input);
+  return {
+    type: 'tool_use',
+    id: call.toolCallId,
+    name: call.toolName,
+    callType: call.callType,
+    input,
+    status: before?.status ?? 'running',
+    parentToolUseId: call.metadata.parentToolUseId ?? before?.parentToolUseId ?? null,
+    locations: call.locations.map((location) => location.path),
+    fileChange:
+      fileChange === null ? null : patch === undefined ? fileChange : { ...fileChange, structuredPatch: patch },
+    agentTask: before?.agentTask ?? null,
+    background: backgroundOf(call) ?? before?.background ?? null,
+    output: before?.output ?? null,
+    startedAt: before?.startedAt ?? fresh.startedAt,
+    endedAt: before?.endedAt ?? null,
+    outcome: before?.outcome ?? null,
+    decision: before?.decision ?? fresh.decision(),
+    elapsedSeconds: elapsedSecondsOf(call) ?? before?.elapsedSeconds ?? null,
+  };
+}
