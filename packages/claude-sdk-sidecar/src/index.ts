@@ -1,6 +1,7 @@
 export { claudeConfigDir } from './config/claudeConfigDir.ts';
 export { claudeHistorySdk } from './fork/configDirSessionSdk.ts';
 export type { ClaudeHistorySdk } from './fork/sessionSdk.ts';
+export { projectKey } from './goals/goalTranscript.ts';
 export * from './process/index.ts';
 /** The tool call the live projection emits, for the host's reader of Claude Code transcripts (same cards). */
 export {

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { projectKey } from '../goals/goalTranscript.ts';
 import { claudeHistorySdk, sessionSdkForConfigDir } from './configDirSessionSdk.ts';
 import { claudeSessionSdk } from './sessionSdk.ts';
 
@@ -18,7 +19,7 @@ before(async () => {
   root = await mkdtemp(join(tmpdir(), 'outrigger-session-sdk-'));
   configDir = join(root, 'config');
   cwd = join(root, 'work');
-  const projectDir = join(configDir, 'projects', cwd.replace(/[^A-Za-z0-9]/g, '-'));
+  const projectDir = join(configDir, 'projects', projectKey(cwd));
   await mkdir(projectDir, { recursive: true });
   const base = {
     sessionId: SESSION,

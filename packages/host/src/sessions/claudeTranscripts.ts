@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ClaudeHistorySdk } from '@outrigger/claude-sdk-sidecar';
+import { type ClaudeHistorySdk, projectKey } from '@outrigger/claude-sdk-sidecar';
 import { projectFolders, projectsDirOf, statTranscript } from '../history/transcriptFiles.ts';
 
 /*
@@ -31,13 +31,8 @@ export interface ClaudeTranscripts {
   stat(claudeSessionId: string, cwd: string): Promise<TranscriptStat | undefined>;
 }
 
-/** Claude Code's folder name for a directory's transcripts; a longer one gets a hash Claude Code computes itself. */
+/** Claude Code cuts a longer folder name and adds a hash of its own (`projectKey` follows it, but Claude Code is the judge). */
 const PROJECT_FOLDER_MAX = 200;
-
-function projectFolderOf(cwd: string): string | undefined {
-  const folder = cwd.replace(/[^a-zA-Z0-9]/g, '-');
-  return folder.length <= PROJECT_FOLDER_MAX ? folder : undefined;
-}
 
 /**
  * The transcripts under `configDir`, read with the SDK in its worker thread (the host's `claudeHistorySdk`); their
@@ -45,13 +40,18 @@ function projectFolderOf(cwd: string): string | undefined {
  */
 export function sdkTranscripts(configDir: string, sdk: ClaudeHistorySdk): ClaudeTranscripts {
   const projectsDir = projectsDirOf(configDir);
-  /** Where each session's file was found, for the paths whose folder name is not `projectFolderOf`. */
+  /** Where each session's file was found, for the paths whose folder name Claude Code hashed. */
   const found = new Map<string, string>();
   const pathOf = async (claudeSessionId: string, cwd: string): Promise<string | undefined> => {
-    const folder = projectFolderOf(cwd);
-    if (folder !== undefined) return join(projectsDir, folder, `${claudeSessionId}.jsonl`);
+    const folder = projectKey(cwd);
+    const direct = join(projectsDir, folder, `${claudeSessionId}.jsonl`);
+    if (folder.length <= PROJECT_FOLDER_MAX) return direct;
     const known = found.get(claudeSessionId);
     if (known !== undefined) return known;
+    if ((await statTranscript(direct)) !== undefined) {
+      found.set(claudeSessionId, direct);
+      return direct;
+    }
     for (const candidate of await projectFolders(projectsDir)) {
       const file = await statTranscript(join(candidate, `${claudeSessionId}.jsonl`));
       if (file !== undefined) {

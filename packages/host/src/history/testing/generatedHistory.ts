@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { projectKey } from '@outrigger/claude-sdk-sidecar';
 
 /**
  * Claude Code transcripts written the way Claude Code 2.1 writes them (the entry kinds and fields of a real
@@ -15,10 +16,8 @@ export interface GeneratedTranscript {
   readonly messages: number;
 }
 
-/** The folder Claude Code keeps a directory's transcripts in: every character but letters and digits becomes `-`. */
-export function projectFolderName(cwd: string): string {
-  return cwd.replace(/[^a-zA-Z0-9]/g, '-');
-}
+/** The folder Claude Code keeps a directory's transcripts in (its own rule, as the sidecar knows it). */
+export const projectFolderName = projectKey;
 
 export interface TranscriptShape {
   readonly cwd: string;
