@@ -11,8 +11,6 @@ export interface TranscriptContent {
  * transcript that grew outside Outrigger). `history/` implements it over the index and the SDK.
  */
 export interface ClaudeHistoryReader {
-  /** The Claude config dir whose `projects` folder holds the transcripts. */
-  readonly configDir: string;
   /** One session, its file looked at again first; undefined when no transcript has that id. */
   session(claudeSessionId: string): Promise<HistorySession | undefined>;
   /** The whole transcript as rows (cached while the file is unchanged); undefined when there is none. */

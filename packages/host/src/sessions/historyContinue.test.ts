@@ -40,7 +40,6 @@ function setUp(found: HistorySession | undefined, options: { stored?: string; al
   const launched: ContinuedSessionInit[] = [];
   const forks: string[] = [];
   const history: ClaudeHistoryReader = {
-    configDir: '/config',
     session: async () => found,
     content: async () => ({ rows: [{} as MessageView, {} as MessageView, {} as MessageView], notes: [] }),
     onChange: () => () => undefined,
