@@ -63,6 +63,7 @@ test('what grew outside is shown before the next turn, whose Claude Code is star
       mark: 'm2',
       turnId: first.turnId,
       messages: 2,
+      ended: true,
     });
     const second = await h.session.postTurn({ prompt: 'two' });
     const applied = h.ledger.commands.filter((command) => command.type === 'outsideChanges');
@@ -88,14 +89,14 @@ test('what grew outside is shown before the next turn, whose Claude Code is star
 test('a session with no turn yet shows it under its first turn; an idle one shows it once the writer paused', async () => {
   const h = setUp();
   try {
-    h.changes.push({ text: 'grew', mark: 'm1', turnId: null, messages: 1 });
+    h.changes.push({ text: 'grew', mark: 'm1', turnId: null, messages: 1, ended: true });
     const first = await h.session.postTurn({ prompt: 'one' });
     const notice = h.ledger.commands.find((command) => command.type === 'outsideChanges');
     assert.deepEqual(notice, { type: 'outsideChanges', turnId: first.turnId, text: 'grew', mark: 'm1' });
     await h.complete(first.turnId);
 
     const checks = h.calls.checks;
-    h.changes.push({ text: 'grew again', mark: 'm3', turnId: first.turnId, messages: 1 });
+    h.changes.push({ text: 'grew again', mark: 'm3', turnId: first.turnId, messages: 1, ended: true });
     h.session.transcriptChanged();
     h.session.transcriptChanged();
     await until(() => h.kinds().filter((kind) => kind === 'outsideChanges').length === 2, 'the idle notice');

@@ -2,78 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { testSession, testTurn } from '../store/testRecords.ts';
 import type { ClaudeTranscripts, TranscriptMessage, TranscriptStat } from './claudeTranscripts.ts';
-import { outsideMessages, renderOutsideChanges, TranscriptWatch } from './outsideChanges.ts';
-
-const prompt = (uuid: string, text: string): TranscriptMessage => ({
-  type: 'user',
-  uuid,
-  message: { role: 'user', content: text },
-});
-const answer = (uuid: string, text: string): TranscriptMessage => ({
-  type: 'assistant',
-  uuid,
-  message: { role: 'assistant', content: [{ type: 'text', text }] },
-});
-const toolCall = (uuid: string, name: string): TranscriptMessage => ({
-  type: 'assistant',
-  uuid,
-  message: { role: 'assistant', content: [{ type: 'tool_use', id: 't', name, input: {} }] },
-});
-const toolResult = (uuid: string): TranscriptMessage => ({
-  type: 'user',
-  uuid,
-  message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'ok' }] },
-});
-const uuids = (messages: readonly TranscriptMessage[] | undefined) => messages?.map((message) => message.uuid);
-
-test('after the mark, only exchanges whose prompt is no Outrigger turn are outside', () => {
-  const conversation = [
-    prompt('p1', 'ours'),
-    answer('a1', 'our answer'),
-    prompt('p2', 'from the terminal'),
-    toolCall('a2', 'Bash'),
-    toolResult('r2'),
-    answer('a3', 'terminal answer'),
-    prompt('p3', 'ours again (a failed turn)'),
-    prompt('p4', 'terminal again'),
-  ];
-  assert.deepEqual(uuids(outsideMessages(conversation, 'a1', new Set(['p1', 'p3']))), ['p2', 'a2', 'a3', 'p4']);
-  assert.deepEqual(uuids(outsideMessages(conversation, 'a3', new Set(['p1', 'p3']))), ['p4']);
-  assert.deepEqual(uuids(outsideMessages(conversation, 'p4', new Set(['p1', 'p3']))), []);
-  assert.equal(outsideMessages(conversation, 'gone', new Set()), undefined, 'a mark that is not there places nothing');
-});
-
-test('what follows the mark belongs to the mark’s exchange: Outrigger’s own, or an outside one answered later', () => {
-  const conversation = [
-    prompt('p1', 'ours'),
-    answer('a1', 'our answer'),
-    prompt('i1', '[Request interrupted by user]'),
-    prompt('n1', '<task-notification><task-id>x</task-id></task-notification>'),
-  ];
-  assert.deepEqual(uuids(outsideMessages(conversation, 'a1', new Set(['p1']))), [], 'bookkeeping is no prompt');
-  const answeredLater = [prompt('p1', 'ours'), answer('a1', 'ok'), prompt('p2', 'terminal'), answer('a2', 'late')];
-  assert.deepEqual(
-    uuids(outsideMessages(answeredLater, 'p2', new Set(['p1']))),
-    ['a2'],
-    'a notice showed the prompt; its answer came after it',
-  );
-  const continued = [prompt('h1', 'history'), answer('h2', 'history answer'), answer('h3', 'written since')];
-  assert.deepEqual(uuids(outsideMessages(continued, 'h2', new Set())), ['h3'], 'the mark of a continued session');
-});
-
-test('the notice shows prompts and answers, each cut, and the newest when there are many', () => {
-  const text = renderOutsideChanges([prompt('p', 'what now?'), toolCall('t', 'Bash'), answer('a', 'x'.repeat(5_000))]);
-  assert.match(text, /3 new messages/);
-  assert.match(text, /› what now\?/);
-  assert.match(text, /\(used Bash\)/);
-  assert.match(text, /x{1200}…$/);
-  assert.ok(text.length < 2_000);
-  const many = Array.from({ length: 60 }, (_, index) => prompt(`p${index}`, `prompt ${index}`));
-  const rendered = renderOutsideChanges(many);
-  assert.match(rendered, /… 36 earlier messages not shown/);
-  assert.match(rendered, /› prompt 59$/);
-  assert.doesNotMatch(rendered, /› prompt 35\n/);
-});
+import { type OutsideChange, SessionOutside, TranscriptWatch } from './outsideChanges.ts';
+import { answer, prompt } from './testing/transcriptMessages.ts';
 
 function fakeTranscripts(messages: TranscriptMessage[]) {
   let current: TranscriptStat = { size: 100, mtimeMs: 1 };
@@ -136,8 +66,99 @@ test('the watch reads the messages only when the file changed since Outrigger la
   assert.equal(await watch.check(testSession('s2'), false), undefined, 'a session without a transcript has nothing');
 });
 
-test('a prompt with blank lines stays one message of the notice, which separates messages by blank lines', () => {
-  const text = renderOutsideChanges([prompt('p', 'first part\n\nsecond part'), answer('a', 'done')]);
-  const paragraphs = text.split('\n\n');
-  assert.deepEqual(paragraphs.slice(1), ['› first part\nsecond part', 'done']);
+test('until its exchange ended, a change is returned but not taken as known: the next check shows it answered', async () => {
+  const messages = [prompt('p1', 'ours'), answer('a1', 'our answer')];
+  const fake = fakeTranscripts(messages);
+  const turns = [testTurn('s1', 't1', 0, { status: 'completed', providerTurnId: 'p1' })];
+  const watch = new TranscriptWatch({ transcripts: fake.transcripts, turns: async () => turns });
+  const session = testSession('s1', {
+    resumeCursor: { kind: 'claude-agent-sdk', version: 1, resume: 'provider-s1', resumeSessionAt: 'a1', turnCount: 1 },
+  });
+  await watch.turnEnded(session);
+
+  messages.push(prompt('p2', 'from the terminal'));
+  fake.grow(200);
+  const waiting = await watch.check(session, true, { untilEnded: true });
+  assert.equal(waiting?.ended, false);
+  assert.equal(waiting?.messages, 1);
+  const again = await watch.check(session, true, { untilEnded: true });
+  assert.equal(again?.ended, false, 'the same file is read again while its exchange is open');
+
+  messages.push(answer('a2', 'terminal answer'));
+  fake.grow(300);
+  const answered = await watch.check(session, true, { untilEnded: true });
+  assert.equal(answered?.ended, true);
+  assert.match(answered?.text ?? '', /2 new messages[\s\S]*› from the terminal\n\nterminal answer$/);
+  assert.equal(await watch.check(session, true), undefined, 'taken as known once ended');
+
+  messages.push(prompt('p3', 'another'));
+  fake.grow(400);
+  assert.equal((await watch.check(session, true))?.ended, false, 'before a turn it is taken as it is');
+  assert.equal(await watch.check(session, true), undefined);
+});
+
+test('while idle, a prompt written outside waits for its answer; shown as it is once it stayed quiet long', async () => {
+  const results: (OutsideChange | undefined)[] = [];
+  const asked: boolean[] = [];
+  const applied: unknown[] = [];
+  let restarts = 0;
+  let done: () => void = () => undefined;
+  const outside = new SessionOutside({
+    watch: {
+      turnEnded: async () => undefined,
+      check: async (_session, _hasTranscript, options) => {
+        asked.push(options?.untilEnded ?? false);
+        return results.shift();
+      },
+    },
+    ledger: {
+      sessionId: 's1',
+      session: testSession('s1'),
+      hasTranscript: () => true,
+      liveTurns: () => [],
+      queuedTurns: () => [],
+      apply: async (command) => {
+        applied.push(command);
+        done();
+        return undefined as never;
+      },
+    },
+    restartClaudeCode: async () => {
+      restarts += 1;
+    },
+    onQueue: (work) => void work(),
+    logger: { info: () => undefined },
+    logFailure: (error) => assert.fail(String(error)),
+    quietMs: { ended: 5, unended: 60 },
+  });
+  const change = (ended: boolean, text: string): OutsideChange => ({
+    text,
+    mark: 'm',
+    turnId: 't1',
+    messages: 1,
+    ended,
+  });
+  const shown = () => new Promise<void>((resolve) => (done = resolve));
+  try {
+    results.push(change(false, 'the prompt'), change(true, 'the prompt and its answer'));
+    let notice = shown();
+    const started = Date.now();
+    outside.changed();
+    await notice;
+    assert.deepEqual(asked, [true, false], 'looked at once it was quiet, then again after the long quiet');
+    assert.ok(Date.now() - started >= 55, 'the second look waits for the long quiet');
+    assert.deepEqual(applied, [{ type: 'outsideChanges', turnId: 't1', text: 'the prompt and its answer', mark: 'm' }]);
+    assert.equal(restarts, 1, 'Claude Code is started again once, for the change shown');
+
+    results.push(change(false, 'a prompt'), change(true, 'a prompt, answered'));
+    notice = shown();
+    outside.changed();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    outside.changed(); // the answer is written: the short quiet again
+    await notice;
+    assert.deepEqual(asked.slice(2), [true, true]);
+    assert.equal((applied.at(-1) as { text: string }).text, 'a prompt, answered');
+  } finally {
+    outside.stop();
+  }
 });

@@ -1,6 +1,7 @@
 import type { RuntimeLogger } from '../logging/runtimeLogger.ts';
 import type { SessionRecord, TurnRecord } from '../store/records.ts';
-import type { ClaudeTranscripts, TranscriptMessage, TranscriptStat } from './claudeTranscripts.ts';
+import type { ClaudeTranscripts, TranscriptStat } from './claudeTranscripts.ts';
+import { endsExchange, outsideMessages, renderOutsideChanges } from './outsideMessages.ts';
 import type { SessionLedger } from './sessionLedger.ts';
 
 /*
@@ -8,18 +9,9 @@ import type { SessionLedger } from './sessionLedger.ts';
  * session in a terminal (`SessionDetail.terminalCommand`), the transcript grows while Outrigger runs no turn,
  * and the live Query still holds the conversation as it was. Before the next turn the host compares the
  * conversation's messages (not bytes: Claude Code appends bookkeeping lines after a result and when it exits)
- * with what Outrigger knows of, shows what is new in a notice, and starts Claude Code again so it reads it.
- *
- * What Outrigger knows of ends at the session's mark (`resumeCursor.resumeSessionAt`: the last root assistant
- * message its own Claude Code wrote, the last message of a continued transcript, or the last one an earlier
- * notice showed). After the mark, an exchange (a prompt and what answers it) is Outrigger's own when its
- * prompt is one of the session's turns (a turn's provider turn id is its prompt's uuid); any other is new.
+ * with what Outrigger knows of (`outsideMessages.ts`), shows what is new in a notice, and starts Claude Code
+ * again so it reads it.
  */
-
-/** Messages shown in a notice at most; the newest are kept. */
-const NOTICE_MESSAGES = 24;
-/** Characters of one message in a notice at most. */
-const NOTICE_MESSAGE_CHARS = 1_200;
 
 /** What grew outside Outrigger: the notice's text, the new mark, and the turn the notice goes under. */
 export interface OutsideChange {
@@ -29,111 +21,8 @@ export interface OutsideChange {
   /** The newest turn that has ended (the notice follows its rows); null when the session has none. */
   readonly turnId: string | null;
   readonly messages: number;
-}
-
-/**
- * The messages after `mark` that are not Outrigger's own; undefined when the mark is not in the conversation
- * (it was compacted or rewound elsewhere): then nothing can be placed.
- */
-export function outsideMessages(
-  messages: readonly TranscriptMessage[],
-  mark: string | undefined,
-  ownPrompts: ReadonlySet<string>,
-): TranscriptMessage[] | undefined {
-  const at = mark === undefined ? -1 : messages.findIndex((message) => message.uuid === mark);
-  if (mark !== undefined && at === -1) return undefined;
-  const outside: TranscriptMessage[] = [];
-  // What follows the mark before any prompt belongs to the mark's exchange: Outrigger's own (an interruption
-  // marker after its answer), or one shown before whose answer was written after the notice.
-  let own = true;
-  for (let index = at; index >= 0; index -= 1) {
-    const message = messages[index]!;
-    if (!isPrompt(message)) continue;
-    own = ownPrompts.has(message.uuid);
-    break;
-  }
-  for (const message of messages.slice(at + 1)) {
-    if (isPrompt(message)) own = ownPrompts.has(message.uuid);
-    if (!own && renderMessage(message) !== '') outside.push(message);
-  }
-  return outside;
-}
-
-/** A user message the person typed (not a tool result, an interruption marker or a background task's report). */
-function isPrompt(message: TranscriptMessage): boolean {
-  if (message.type !== 'user') return false;
-  const content = contentOf(message);
-  if (typeof content === 'string') return !isBookkeeping(content);
-  if (!Array.isArray(content)) return false;
-  if (content.some((block) => blockType(block) === 'tool_result')) return false;
-  const text = content.map((block) => (blockType(block) === 'text' ? String(blockField(block, 'text')) : '')).join('');
-  return !isBookkeeping(text);
-}
-
-function isBookkeeping(text: string): boolean {
-  return text.startsWith('[Request interrupted by user') || text.startsWith('<task-notification>');
-}
-
-/** The notice's text: how many messages, then each prompt (`›`) and answer, cut; the newest when there are many. */
-export function renderOutsideChanges(messages: readonly TranscriptMessage[]): string {
-  const parts = messages.flatMap((message) => {
-    const rendered = renderMessage(message);
-    return rendered === '' ? [] : [rendered];
-  });
-  const shown = parts.slice(-NOTICE_MESSAGES);
-  const lines = [
-    `The conversation went on outside Outrigger (in a terminal, or another program): ${count(messages.length, 'new message')}. The next turn continues from ${messages.length === 1 ? 'it' : 'them'}.`,
-  ];
-  if (parts.length > shown.length) lines.push(`… ${count(parts.length - shown.length, 'earlier message')} not shown`);
-  lines.push(...shown);
-  return lines.join('\n\n');
-}
-
-function renderMessage(message: TranscriptMessage): string {
-  const content = contentOf(message);
-  if (message.type === 'user') {
-    if (!isPrompt(message)) return '';
-    const text = typeof content === 'string' ? content : textOf(content);
-    // A blank line separates the notice's messages (the web reads them back so), so a prompt keeps single ones.
-    return `› ${cut(text.trim().replace(/\n\s*\n/g, '\n'))}`;
-  }
-  if (!Array.isArray(content)) return typeof content === 'string' ? cut(content.trim()) : '';
-  const pieces = content.flatMap((block) => {
-    if (blockType(block) === 'text') return [String(blockField(block, 'text')).trim()];
-    if (blockType(block) === 'tool_use') return [`(used ${String(blockField(block, 'name'))})`];
-    return [];
-  });
-  return cut(pieces.filter((piece) => piece !== '').join('\n'));
-}
-
-function textOf(content: unknown): string {
-  if (!Array.isArray(content)) return '';
-  return content
-    .filter((block) => blockType(block) === 'text')
-    .map((block) => String(blockField(block, 'text')))
-    .join('\n');
-}
-
-function cut(text: string): string {
-  return text.length <= NOTICE_MESSAGE_CHARS ? text : `${text.slice(0, NOTICE_MESSAGE_CHARS).trimEnd()}…`;
-}
-
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
-function contentOf(message: TranscriptMessage): unknown {
-  return typeof message.message === 'object' && message.message !== null
-    ? (message.message as { content?: unknown }).content
-    : undefined;
-}
-
-function blockType(block: unknown): unknown {
-  return blockField(block, 'type');
-}
-
-function blockField(block: unknown, field: string): unknown {
-  return typeof block === 'object' && block !== null ? (block as Record<string, unknown>)[field] : undefined;
+  /** The other writer's exchange has ended (`endsExchange`); false while it still waits for an answer. */
+  readonly ended: boolean;
 }
 
 export interface TranscriptWatchDeps {
@@ -161,8 +50,16 @@ export class TranscriptWatch {
     this.#known = await this.#deps.transcripts.stat(session.providerSessionId, session.cwd).catch(() => undefined);
   }
 
-  /** What grew outside Outrigger since it last knew the transcript; undefined when nothing did. */
-  async check(session: SessionRecord, hasTranscript: boolean): Promise<OutsideChange | undefined> {
+  /**
+   * What grew outside Outrigger since it last knew the transcript; undefined when nothing did. With
+   * `untilEnded`, a change whose exchange has not ended is returned but not taken as known, so the next check
+   * reads it again with its answer.
+   */
+  async check(
+    session: SessionRecord,
+    hasTranscript: boolean,
+    { untilEnded = false }: { untilEnded?: boolean } = {},
+  ): Promise<OutsideChange | undefined> {
     if (!watched(session) || (!hasTranscript && session.continuedFrom === null)) return undefined;
     // Its own background work may write meanwhile, and a restart would stop it: looked at once it is done.
     if (session.backgroundTasks.length > 0) return undefined;
@@ -173,17 +70,19 @@ export class TranscriptWatch {
       transcripts.messages(session.providerSessionId, session.cwd),
       this.#deps.turns(session.id),
     ]);
-    this.#known = now;
+    const ended = endsExchange(messages);
+    if (ended || !untilEnded) this.#known = now;
     const ownPrompts = new Set(turns.flatMap((turn) => (turn.providerTurnId === null ? [] : [turn.providerTurnId])));
     const outside = outsideMessages(messages, session.resumeCursor?.resumeSessionAt, ownPrompts);
     const mark = messages.at(-1)?.uuid;
     if (outside?.length === 0 || mark === undefined) return undefined;
-    const ended = turns.filter((turn) => turn.status !== 'queued' && turn.status !== 'running');
+    const endedTurns = turns.filter((turn) => turn.status !== 'queued' && turn.status !== 'running');
     return {
       text: outside === undefined ? UNPLACED : renderOutsideChanges(outside),
       mark,
-      turnId: ended.at(-1)?.id ?? null,
+      turnId: endedTurns.at(-1)?.id ?? null,
       messages: outside?.length ?? 0,
+      ended,
     };
   }
 }
@@ -203,6 +102,11 @@ function sameStat(a: TranscriptStat, b: TranscriptStat): boolean {
 
 /** How long a transcript that changed outside a turn must stay quiet before it is looked at. */
 const OUTSIDE_QUIET_MS = 1_000;
+/**
+ * How long it must stay quiet when the other writer's exchange has not ended (its prompt waits for the API, or
+ * a tool runs): the notice then shows the prompt with its answer, and shows what is there after this long.
+ */
+const OUTSIDE_UNENDED_QUIET_MS = 15_000;
 
 export interface SessionOutsideDeps {
   readonly watch: Pick<TranscriptWatch, 'turnEnded' | 'check'>;
@@ -217,6 +121,8 @@ export interface SessionOutsideDeps {
   readonly onQueue: (work: () => Promise<void>) => void;
   readonly logger: Pick<RuntimeLogger, 'info'>;
   readonly logFailure: (error: unknown) => void;
+  /** The quiet periods; the defaults above unless a test shortens them. */
+  readonly quietMs?: { readonly ended: number; readonly unended: number };
 }
 
 /**
@@ -241,19 +147,8 @@ export class SessionOutside {
 
   /** Before a turn (`nextTurnId`: the one about to start, when it exists already). */
   async beforeTurn(nextTurnId?: string): Promise<void> {
-    const { ledger } = this.#deps;
-    // A transcript that cannot be read is no reason to refuse the turn: it runs on what Claude Code has.
-    const change = await this.#deps.watch
-      .check(ledger.session, ledger.hasTranscript())
-      .catch((error: unknown) => void this.#deps.logFailure(error));
-    if (change !== undefined) {
-      this.#deps.logger.info(
-        { event: 'session.outside_changes', sessionId: ledger.sessionId, count: change.messages },
-        'the transcript grew outside Outrigger; the next turn starts Claude Code again from it',
-      );
-      await this.#deps.restartClaudeCode();
-      this.#pending = change;
-    }
+    const change = await this.#check(false);
+    if (change !== undefined) await this.#take(change);
     await this.place(nextTurnId);
   }
 
@@ -268,20 +163,49 @@ export class SessionOutside {
 
   /** The transcript changed on disk: looked at once it has been quiet a moment, unless a turn runs or waits. */
   changed(): void {
-    // A terminal writes the prompt, then streams the answer.
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#deps.onQueue(async () => {
-        const { ledger } = this.#deps;
-        if (this.#stopped || ledger.liveTurns().length > 0 || ledger.queuedTurns().length > 0) return;
-        await this.beforeTurn();
-      });
-    }, OUTSIDE_QUIET_MS);
-    this.#timer.unref();
+    // A terminal writes the prompt, then streams the answer: a change is looked at once it is quiet, and shown
+    // once its exchange ended (or it stayed quiet long), so one notice has the prompt and its answer.
+    this.#lookWhenQuiet(true);
   }
 
   stop(): void {
     this.#stopped = true;
     clearTimeout(this.#timer);
+  }
+
+  #lookWhenQuiet(untilEnded: boolean): void {
+    const quiet = this.#deps.quietMs ?? { ended: OUTSIDE_QUIET_MS, unended: OUTSIDE_UNENDED_QUIET_MS };
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(
+      () => {
+        this.#deps.onQueue(async () => {
+          const { ledger } = this.#deps;
+          if (this.#stopped || ledger.liveTurns().length > 0 || ledger.queuedTurns().length > 0) return;
+          const change = await this.#check(untilEnded);
+          if (change !== undefined && !change.ended && untilEnded) return this.#lookWhenQuiet(false);
+          if (change !== undefined) await this.#take(change);
+          await this.place();
+        });
+      },
+      untilEnded ? quiet.ended : quiet.unended - quiet.ended,
+    );
+    this.#timer.unref();
+  }
+
+  #check(untilEnded: boolean): Promise<OutsideChange | undefined> {
+    const { ledger } = this.#deps;
+    // A transcript that cannot be read is no reason to refuse the turn: it runs on what Claude Code has.
+    return this.#deps.watch
+      .check(ledger.session, ledger.hasTranscript(), { untilEnded })
+      .catch((error: unknown) => void this.#deps.logFailure(error));
+  }
+
+  async #take(change: OutsideChange): Promise<void> {
+    this.#deps.logger.info(
+      { event: 'session.outside_changes', sessionId: this.#deps.ledger.sessionId, count: change.messages },
+      'the transcript grew outside Outrigger; the next turn starts Claude Code again from it',
+    );
+    await this.#deps.restartClaudeCode();
+    this.#pending = change;
   }
 }
