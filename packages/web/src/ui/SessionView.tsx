@@ -1,5 +1,5 @@
 import type { Interaction, PostTurnBody } from '@outrigger/host-api';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { finishedBackgroundJobs } from '../data/backgroundJobs.ts';
 import { ChangesStore } from '../data/changesStore.ts';
 import { displayStatus } from '../data/displayStatus.ts';
@@ -119,6 +119,7 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
   const hostScreen = useValue(host.screen);
   const outgoing = useValue(outbox.items);
   const [panelOpen, setPanelOpen] = useState(false);
+  const panelToggle = useRef<HTMLButtonElement>(null);
   const [prefill, setPrefill] = useState<{ text: string; nonce: number } | null>(null);
   const [rewinding, setRewinding] = useState<string | null>(null);
   const view = screen.view;
@@ -249,6 +250,7 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
             <TerminalButton command={session.terminalCommand} />
             <button
               type="button"
+              ref={panelToggle}
               className="icon-btn panel-toggle"
               aria-label="Show tasks and changes"
               aria-expanded={panelOpen}
@@ -374,7 +376,18 @@ export function SessionView({ sessionId, onOpenSidebar }: { sessionId: string; o
             />
           )}
         </section>
-        <aside className="side-panel" data-open={panelOpen} aria-label="Tasks and changes">
+        <aside
+          className="side-panel"
+          data-open={panelOpen}
+          aria-label="Tasks and changes"
+          onKeyDown={(event) => {
+            // On a narrow screen the panel covers the conversation: Escape closes it, as it closes a dialog (one of
+            // its own dialogs, a file's diff, closes first and alone).
+            if (event.key !== 'Escape' || !panelOpen || (event.target as Element).closest('dialog')) return;
+            setPanelOpen(false);
+            panelToggle.current?.focus();
+          }}
+        >
           <div className="panel-section panel-close">
             <button type="button" className="icon-btn" aria-label="Close the panel" onClick={() => setPanelOpen(false)}>
               <Icon name="close" />

@@ -75,6 +75,25 @@ test('a finished background job stays in its panel, folded, with its outcome; a 
   }
 });
 
+test('at 375 px Escape closes the panel drawer and gives the focus back to its button', async () => {
+  const id = await ui.createSession('Drawer', { cwd: '/work/drawer' });
+  const { page, context } = await ui.open({ hash: `#/s/${id}`, width: 375 });
+  try {
+    await page.getByRole('heading', { level: 1, name: 'Drawer', exact: true }).waitFor();
+    const toggle = page.getByRole('button', { name: 'Show tasks and changes' });
+    const panel = page.locator('aside.side-panel');
+    await toggle.click();
+    await panel.getByRole('button', { name: 'Close the panel' }).focus();
+    assert.equal(await panel.getAttribute('data-open'), 'true');
+    await page.keyboard.press('Escape');
+    await until('the drawer closes', async () => (await panel.getAttribute('data-open')) === 'false');
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+    assert.equal(await toggle.evaluate((button) => button === document.activeElement), true, 'the focus is back');
+  } finally {
+    await context.close();
+  }
+});
+
 /** What the real host records for a turn it cut off as it stopped (`recoverAfterRestart` while stopping). */
 function cutOffByStop(sessionId: string): string {
   const session = ui.host.sessions.get(sessionId)!;
