@@ -1,4 +1,10 @@
 export {
+  HOST_LOCK_FILE,
+  HostAlreadyRunningError,
+  type HostLockInfo,
+  readHostLock,
+} from './config/hostLock.ts';
+export {
   DATA_DIR_VARIABLE,
   defaultDataDir,
   defaultSessionCwd,

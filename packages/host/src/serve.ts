@@ -9,6 +9,7 @@ import {
   PRIVATE_DIR_MODE,
   preparePrivateDatabase,
 } from './config/dataDirPrivacy.ts';
+import { acquireHostLock, type HostLock } from './config/hostLock.ts';
 import { DEFAULT_PORT_TRIES, isLoopbackHost, remoteRefusal } from './config/serveOptions.ts';
 import { loadOrCreateToken, watchToken } from './config/tokenFile.ts';
 import { createHostApp } from './http/hostApp.ts';
@@ -126,9 +127,18 @@ export async function startHost(options: StartHostOptions): Promise<RunningHost>
   // The default workspace is the host's own, so owner only like the rest; an --allow-root is the user's.
   await mkdir(defaultCwd, { recursive: true, ...(defaultCwd === workspace ? { mode: PRIVATE_DIR_MODE } : {}) });
   const databasePath = join(dataDir, 'host.db');
+  // One host per data directory (they would share one store); the lock also tells clients where it listens.
+  let lock: HostLock;
+  try {
+    lock = await acquireHostLock(dataDir);
+  } catch (error) {
+    logger.close();
+    throw error;
+  }
   try {
     await preparePrivateDatabase(databasePath);
   } catch (error) {
+    await lock.release();
     logger.close();
     throw error;
   }
@@ -164,6 +174,7 @@ export async function startHost(options: StartHostOptions): Promise<RunningHost>
     });
   } catch (error) {
     tokens.close();
+    await lock.release();
     logger.close();
     throw error;
   }
@@ -197,11 +208,22 @@ export async function startHost(options: StartHostOptions): Promise<RunningHost>
   } catch (error) {
     tokens.close();
     await service.close().catch(() => undefined);
+    await lock.release();
     logger.close();
     throw error;
   }
   const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   const baseUrl = `${tls === undefined ? 'http' : 'https'}://${urlHost}:${listening.port}`;
+  try {
+    await lock.announce(baseUrl);
+  } catch (error) {
+    tokens.close();
+    await listening.close();
+    await service.close().catch(() => undefined);
+    await lock.release();
+    logger.close();
+    throw error;
+  }
   logger.info('host.started', {
     version: info.version,
     host,
@@ -223,6 +245,7 @@ export async function startHost(options: StartHostOptions): Promise<RunningHost>
         logger.error('host.close_failed', { errorName: errorName(error) });
       }
       await serverClosed;
+      await lock.release();
       logger.info('host.stopped', { port: listening.port });
       logger.close();
     })();
