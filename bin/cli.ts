@@ -24,6 +24,10 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: 'token rotate: replace the access token (a running host takes it at once, old links stop working)',
     load: async () => (await import('./commands/token.ts')).runTokenCommand,
   },
+  acp: {
+    summary: 'speak the Agent Client Protocol on stdio for an editor (Zed, JetBrains, Neovim), through the host',
+    load: async () => (await import('./commands/acp.ts')).runAcpCommand,
+  },
   doctor: {
     summary: 'check Node, Claude Code, the credential, the data directory and the port; exit 1 if any fails',
     load: async () => (await import('./commands/doctor.ts')).runDoctorCommand,

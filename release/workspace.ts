@@ -17,7 +17,16 @@ export interface WorkspaceManifest {
 }
 
 /** The workspace packages by folder under `packages/`, and the root one as `''`. */
-export const WORKSPACE_FOLDERS = ['', 'protocol', 'host-api', 'claude-sdk-sidecar', 'mock-anthropic', 'host', 'web'];
+export const WORKSPACE_FOLDERS = [
+  '',
+  'protocol',
+  'host-api',
+  'claude-sdk-sidecar',
+  'mock-anthropic',
+  'host',
+  'acp',
+  'web',
+];
 
 export function workspacePath(folder: string, ...rest: string[]): string {
   return fileURLToPath(

@@ -1,0 +1,10 @@
+export { createOutriggerAgent, type OutriggerAgentOptions } from './agent/outriggerAgent.ts';
+export { type FindHostOptions, findOrStartHost, type HostEndpoint, type StartedHost } from './hostLink/hostEndpoint.ts';
+export * from './permissions/permissionRequest.ts';
+export { serveAcpOnStdio } from './stdioAgent.ts';
+export * from './updates/notices.ts';
+export * from './updates/plans.ts';
+export * from './updates/sessionConfig.ts';
+export * from './updates/sessionUpdates.ts';
+export * from './updates/toolCalls.ts';
+export * from './updates/toolPresentation.ts';
