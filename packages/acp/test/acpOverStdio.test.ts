@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { methods, PROTOCOL_VERSION, type SessionNotification } from '@agentclientprotocol/sdk';
-import { assertNoProcessesLeft, killMarkedProcesses } from '../../host/test/harness/processes.ts';
+import { assertNoProcessesLeft, killMarkedProcesses, TEST_MARK_VARIABLE } from '../../host/test/harness/processes.ts';
 import { credentialFreeEnv } from '../../host/test/harness/serveChild.ts';
 import { type AcpProcess, hostOf, type PermissionPolicy, pick, startAcp } from './acpProcess.ts';
 
@@ -13,6 +15,7 @@ import { type AcpProcess, hostOf, type PermissionPolicy, pick, startAcp } from '
  * (the offline demo model: real sidecar, real Claude Code, the scripted API) and drives its sessions.
  */
 
+const CLI = fileURLToPath(new URL('../../../bin/outrigger.ts', import.meta.url));
 const mark = `acp-${process.pid}-${Date.now()}`;
 let dir: string;
 let dataDir: string;
@@ -231,6 +234,15 @@ test('the editor killed and started again loads the session with its history; on
   await acp.kill();
   const host = await hostOf(dataDir);
   const fromBrowser = await host.client.call('createSession', { body: { cwd, title: 'from the browser' } });
+  const browserTurn = await host.client.call('postTurn', {
+    params: { id: fromBrowser.id },
+    body: { prompt: 'Markdown from the browser, please' },
+  });
+  const deadline = Date.now() + 60_000;
+  while ((await host.client.call('getSession', { params: { id: fromBrowser.id } })).session.runningTurnId !== null) {
+    assert.ok(Date.now() < deadline, `the browser's turn ${browserTurn.turnId} did not end`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   acp = start();
   await acp.connection.agent.request(methods.agent.initialize, {
     protocolVersion: PROTOCOL_VERSION,
@@ -256,4 +268,48 @@ test('the editor killed and started again loads the session with its history; on
     prompt: [{ type: 'text', text: 'Show me some markdown again' }],
   });
   assert.equal(answer.stopReason, 'end_turn', 'the loaded session takes prompts');
+
+  await acp.connection.agent.request(methods.agent.session.load, { sessionId: fromBrowser.id, cwd, mcpServers: [] });
+  const browserHistory = updatesOf(fromBrowser.id, 0);
+  assert.match(textOf(browserHistory, 'user_message_chunk'), /Markdown from the browser, please/);
+  assert.ok(textOf(browserHistory, 'agent_message_chunk').length > 20, 'the browser session’s answer is replayed');
+});
+
+test('a line that is not JSON-RPC is answered with a parse error, and the agent goes on', {
+  timeout: 60_000,
+}, async () => {
+  const raw = spawn(process.execPath, [CLI, 'acp', '--data-dir', dataDir], {
+    env: { ...credentialFreeEnv(), [TEST_MARK_VARIABLE]: mark },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => raw.once('exit', () => resolve()));
+  try {
+    const lines: { id?: unknown; error?: { code: number }; result?: unknown }[] = [];
+    let buffered = '';
+    raw.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      const parts = buffered.split('\n');
+      buffered = parts.pop() ?? '';
+      for (const part of parts) if (part.trim() !== '') lines.push(JSON.parse(part));
+    });
+    raw.stdin.write('{this is not json\n');
+    raw.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } })}\n`,
+    );
+    const deadline = Date.now() + 30_000;
+    while (!lines.some((line) => line.id === 7) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok(
+      lines.some((line) => line.error?.code === -32700),
+      `a parse error: ${JSON.stringify(lines)}`,
+    );
+    assert.ok(
+      lines.some((line) => line.id === 7 && line.result !== undefined),
+      'initialize still answered',
+    );
+  } finally {
+    raw.kill('SIGKILL');
+    await exited;
+  }
 });
