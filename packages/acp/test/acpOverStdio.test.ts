@@ -210,6 +210,49 @@ test('cancel mid-stream answers the prompt with cancelled', { timeout: 120_000 }
   assert.equal((await prompt).stopReason, 'cancelled');
 });
 
+test('modes and config options change the host session’s settings; an unknown one is refused', {
+  timeout: 60_000,
+}, async () => {
+  const from = acp.updates.length;
+  await acp.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'plan' });
+  const host = await hostOf(dataDir);
+  assert.equal(
+    (await host.client.call('getSession', { params: { id: sessionId } })).session.settings.permissionMode,
+    'plan',
+  );
+  const deadline = Date.now() + 20_000;
+  while (
+    !updatesOf(sessionId, from).some((u) => u.sessionUpdate === 'current_mode_update' && u.currentModeId === 'plan') &&
+    Date.now() < deadline
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.ok(
+    updatesOf(sessionId, from).some((u) => u.sessionUpdate === 'current_mode_update' && u.currentModeId === 'plan'),
+    'the change comes back as the current mode',
+  );
+  const changed = await acp.connection.agent.request(methods.agent.session.setConfigOption, {
+    sessionId,
+    configId: 'effort',
+    value: 'high',
+  });
+  assert.equal(changed.configOptions.find((option) => option.id === 'effort')?.currentValue, 'high');
+  assert.equal((await host.client.call('getSession', { params: { id: sessionId } })).session.settings.effort, 'high');
+  await assert.rejects(
+    acp.connection.agent.request(methods.agent.session.setConfigOption, {
+      sessionId,
+      configId: 'effort',
+      value: 'huge',
+    }),
+    (error: { code?: number; message?: string }) => error.code === -32602,
+  );
+  await assert.rejects(
+    acp.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'yolo' }),
+    (error: { code?: number }) => error.code === -32602,
+  );
+  await acp.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'default' });
+});
+
 test('bad requests get JSON-RPC errors', { timeout: 60_000 }, async () => {
   await assert.rejects(
     acp.connection.agent.request('outrigger/nope', {}),

@@ -146,13 +146,21 @@ export function createOutriggerAgent(options: OutriggerAgentOptions): AgentApp {
     })
     .onRequest(methods.agent.session.setMode, async ({ params }) => {
       followedOr(params.sessionId);
-      await updateSettings(host, params.sessionId, modePatchOf(params.modeId));
+      await updateSettings(
+        host,
+        params.sessionId,
+        invalidParamsOf(() => modePatchOf(params.modeId)),
+      );
       return {};
     })
     .onRequest(methods.agent.session.setConfigOption, async ({ params }) => {
       followedOr(params.sessionId);
-      if (typeof params.value !== 'string') throw RequestError.invalidParams(undefined, 'no option here is a boolean');
-      await updateSettings(host, params.sessionId, settingsPatchOf(params.configId, params.value));
+      const { configId, value } = params;
+      await updateSettings(
+        host,
+        params.sessionId,
+        invalidParamsOf(() => settingsPatchOf(configId, value)),
+      );
       const snapshot = await snapshotOf(host, params.sessionId);
       return { configOptions: configOptionsOf(snapshot.session.settings, snapshot.session.configOptions) };
     })
@@ -211,6 +219,15 @@ async function updateSettings(host: HostClient, sessionId: string, body: object)
   await host.call('updateSettings', { params: { id: sessionId }, body }).catch((error: unknown) => {
     throw hostRequestError(error);
   });
+}
+
+/** A mapping's refusal (an unknown mode, model or effort) as the editor's bad parameters, with its words. */
+function invalidParamsOf<T>(map: () => T): T {
+  try {
+    return map();
+  } catch (error) {
+    throw RequestError.invalidParams(undefined, error instanceof Error ? error.message : String(error));
+  }
 }
 
 function requireAbsolute(cwd: string): void {
