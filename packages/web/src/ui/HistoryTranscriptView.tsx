@@ -7,10 +7,10 @@ import { useServices } from './appContext.ts';
 import { ContinueDialog } from './ContinueDialog.tsx';
 import { useValue } from './hooks.ts';
 import { Icon } from './Icon.tsx';
-import { readOnlyActions } from './readOnlyActions.ts';
 import { historyHref, sessionHref } from './route.ts';
 import { Topbar } from './Topbar.tsx';
 import { Transcript } from './Transcript.tsx';
+import { readOnlyActions } from './transcriptActions.ts';
 import './history.css';
 
 const noSends: readonly string[] = [];

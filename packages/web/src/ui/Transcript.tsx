@@ -2,7 +2,8 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { type ReactNode, useCallback, useEffect, useRef } from 'react';
 import type { TimelineItem } from '../data/timeline.ts';
 import { Icon } from './Icon.tsx';
-import { type TranscriptActions, TranscriptItem } from './TranscriptItem.tsx';
+import { TranscriptItem } from './TranscriptItem.tsx';
+import type { TranscriptActions } from './transcriptActions.ts';
 import { useFollowScroll } from './useFollowScroll.ts';
 
 /** The height of the "Load earlier messages" bar above the first row. */

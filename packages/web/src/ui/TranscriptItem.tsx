@@ -11,18 +11,10 @@ import { Icon } from './Icon.tsx';
 import { Markdown } from './Markdown.tsx';
 import { type Answer, PromptCard } from './PromptCard.tsx';
 import { RewindButton } from './RewindButton.tsx';
-import { readOnlyActions } from './readOnlyActions.ts';
-import { ToolCard, type ToolCardActions } from './ToolCard.tsx';
+import { ToolCard } from './ToolCard.tsx';
 import { TurnChanges } from './TurnChanges.tsx';
-import { type RerunActions, textOf, UserMessage } from './UserMessage.tsx';
-
-export interface TranscriptActions extends ToolCardActions {
-  fork(turnId: string): Promise<void>;
-  timedOutAfter(toolUseId: string): number | undefined;
-  rerun: RerunActions;
-  /** Shows or hides a continued session's Claude Code history (the `earlier` items). */
-  toggleEarlier?(): void;
-}
+import { readOnlyActions, type TranscriptActions } from './transcriptActions.ts';
+import { textOf, UserMessage } from './UserMessage.tsx';
 
 /** One row of the transcript, by kind; a read-only row gets `readOnlyActions`, whatever the transcript's are. */
 export const TranscriptItem = memo(function TranscriptItem({

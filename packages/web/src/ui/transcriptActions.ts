@@ -1,4 +1,14 @@
-import type { TranscriptActions } from './TranscriptItem.tsx';
+import type { ToolCardActions } from './ToolCard.tsx';
+import type { RerunActions } from './UserMessage.tsx';
+
+/** What a transcript's rows may do: answer, open outputs, fork, edit and retry prompts. */
+export interface TranscriptActions extends ToolCardActions {
+  fork(turnId: string): Promise<void>;
+  timedOutAfter(toolUseId: string): number | undefined;
+  rerun: RerunActions;
+  /** Shows or hides a continued session's Claude Code history (the `earlier` items). */
+  toggleEarlier?(): void;
+}
 
 /**
  * What the rows of a Claude Code transcript may do (its own read-only view, or a continued session's history,
